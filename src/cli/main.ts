@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { CommanderError } from "commander";
+import { readFileSync } from "node:fs";
+import { isRecallError } from "../core/errors.js";
+import { createContext, type CliContext } from "./context.js";
+import { EXIT, exitCodeFor } from "./exit-codes.js";
+import { printError } from "./output.js";
+import { buildProgram } from "./program.js";
+import { COMMANDS } from "./commands/index.js";
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Maps any failure to one stderr line and a meaningful exit code; never a stack trace for a user mistake. */
+function fail(error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      error.exitCode === 0
+    ) {
+      return EXIT.ok;
+    }
+    printError(error.message.replace(/^error:\s*/, ""));
+    return EXIT.usage;
+  }
+  if (isRecallError(error)) {
+    printError(error.message);
+    return exitCodeFor(error.kind);
+  }
+  // An internal fault: still one line by default; RECALL_DEBUG=1 shows the stack for developers.
+  printError(`internal error: ${(error as Error)?.message ?? String(error)}`);
+  if (process.env.RECALL_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ""}\n`);
+  return EXIT.failure;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let ctx: CliContext | undefined;
+  const lazyContext = () => (ctx ??= createContext());
+  const program = buildProgram(lazyContext, COMMANDS, packageVersion());
+  // Commander writes its own usage text; keep it to the one line we print ourselves.
+  program.configureOutput({ writeErr: () => {}, outputError: () => {} });
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.exitCode = fail(error);
+  },
+);

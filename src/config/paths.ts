@@ -1,0 +1,32 @@
+import os from "node:os";
+import path from "node:path";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function home(env: Env): string {
+  return env.HOME || os.homedir();
+}
+
+/** RECALL_HOME, else $XDG_DATA_HOME/recall, else ~/.local/share/recall. */
+export function recallHome(env: Env = process.env): string {
+  if (env.RECALL_HOME) return path.resolve(env.RECALL_HOME);
+  const xdg = env.XDG_DATA_HOME || path.join(home(env), ".local", "share");
+  return path.join(xdg, "recall");
+}
+
+/** Where each CLI keeps its transcripts, honouring the CLIs' own environment variables. */
+export function agentRoots(env: Env = process.env) {
+  const h = home(env);
+  const xdgData = env.XDG_DATA_HOME || path.join(h, ".local", "share");
+  return {
+    claude: (env.CLAUDE_CONFIG_DIR ? env.CLAUDE_CONFIG_DIR.split(",") : [path.join(h, ".claude")]).map((p) =>
+      path.resolve(p.trim()),
+    ),
+    codex: path.resolve(env.CODEX_HOME || path.join(h, ".codex")),
+    opencodeDataDir: path.join(xdgData, "opencode"),
+    /** OPENCODE_DB may be absolute or relative to opencode's data directory. */
+    opencodeDb: env.OPENCODE_DB ? path.resolve(path.join(xdgData, "opencode"), env.OPENCODE_DB) : null,
+    /** Dyad's Electron userData on Linux; its chats live in sqlite.db there. */
+    dyadUserData: path.join(env.XDG_CONFIG_HOME || path.join(h, ".config"), "dyad"),
+  };
+}

@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+/** Document kinds of the history spec, plus `chat` for app chat stores. */
+export const DocumentKind = z.enum([
+  "message",
+  "run",
+  "decision",
+  "transcript",
+  "approval",
+  "progress",
+  "report",
+  "chat",
+]);
+export type DocumentKind = z.infer<typeof DocumentKind>;
+
+/** The agent filter of search_history. */
+export const AgentName = z.enum(["claude", "codex", "opencode", "other"]);
+export type AgentName = z.infer<typeof AgentName>;
+
+/**
+ * Who said a record. `context` is injected text (system reminders, environment and
+ * AGENTS.md blocks, attachments): retained for reads, never indexed as user speech.
+ */
+export const Role = z.enum(["user", "assistant", "system", "context", "tool"]);
+export type Role = z.infer<typeof Role>;

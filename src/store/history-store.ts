@@ -1,0 +1,90 @@
+import path from "node:path";
+import { RecallError } from "../core/errors.js";
+import { chooseEngine, type Engine } from "./fts-probe.js";
+import { foldText } from "./fold.js";
+import { migrate, type MigrateResult } from "./migrate.js";
+import { openDatabase, type Db } from "./open.js";
+import { HISTORY_MIGRATIONS } from "./schema/history.js";
+
+export interface HistoryStore {
+  db: Db;
+  file: string;
+  engine: Engine;
+  migration: MigrateResult | null;
+  close(): void;
+}
+
+export interface OpenHistoryOptions {
+  /** RECALL_HOME: history.db and its backups live here. */
+  home: string;
+  /** Force an engine for a NEW index (tests force plain); an existing index keeps its own. */
+  engine?: Engine;
+  /** Current projection policy version, recorded when the index is created. */
+  projectionVersion: number;
+  readonly?: boolean;
+  probe?: () => boolean;
+}
+
+export const HISTORY_FILE = "history.db";
+
+/** Registers SQL functions the schema's triggers call; every connection recall opens needs them. */
+export function registerFunctions(db: Db): void {
+  db.function("recall_fold", { deterministic: true }, (text: unknown) => foldText(String(text ?? "")));
+}
+
+export function readMeta(db: Db, key: string): string | undefined {
+  const exists = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_meta'")
+    .get();
+  if (!exists) return undefined;
+  const row = db.prepare("SELECT value FROM recall_meta WHERE key = ?").get(key) as
+    { value: string } | undefined;
+  return row?.value;
+}
+
+/**
+ * Opens (creating or migrating as needed) the standalone index at RECALL_HOME/history.db.
+ * Readers open it read-only and never migrate: an index that does not exist yet is a
+ * NotFound, never an empty result.
+ */
+export async function openHistoryStore(options: OpenHistoryOptions): Promise<HistoryStore> {
+  const file = path.join(options.home, HISTORY_FILE);
+  if (options.readonly) {
+    let db: Db;
+    try {
+      db = openDatabase(file, { readonly: true });
+    } catch {
+      throw new RecallError("NotFound", `no index at ${file} yet; run \`recall index\` first`);
+    }
+    registerFunctions(db);
+    const engine = readMeta(db, "engine");
+    if (engine !== "fts5" && engine !== "plain") {
+      db.close();
+      throw new RecallError("NotFound", `${file} is not a recall index yet; run \`recall index\` first`);
+    }
+    return { db, file, engine, migration: null, close: () => db.close() };
+  }
+  const db = openDatabase(file);
+  try {
+    registerFunctions(db);
+    const recorded = readMeta(db, "engine") as Engine | undefined;
+    const engine = recorded ?? chooseEngine(options.engine, options.probe);
+    const migration = await migrate({
+      db,
+      file,
+      migrations: HISTORY_MIGRATIONS,
+      context: { engine, projectionVersion: options.projectionVersion },
+      backupDir: path.join(options.home, "backups"),
+    });
+    return {
+      db,
+      file,
+      engine: (readMeta(db, "engine") as Engine) ?? engine,
+      migration,
+      close: () => db.close(),
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,125 @@
+import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../test/helpers/tmp.js";
+import { currentVersion, migrate, type Migration } from "./migrate.js";
+import { openDatabase } from "./open.js";
+
+const steps: Migration<void>[] = [
+  {
+    version: 1,
+    name: "notes",
+    up: (db) => db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)"),
+  },
+  { version: 2, name: "tags", up: (db) => db.exec("ALTER TABLE notes ADD COLUMN tag TEXT") },
+];
+
+describe("migration executor", () => {
+  let cleanup = () => {};
+  afterEach(() => cleanup());
+
+  it("applies every step to a fresh database without a backup", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "a.db");
+    const db = openDatabase(file);
+    const result = await migrate({ db, file, migrations: steps, context: undefined, backupDir: t.dir });
+    expect(result).toEqual({ from: 0, to: 2, backup: null });
+    expect(currentVersion(db)).toBe(2);
+    db.prepare("INSERT INTO notes (text, tag) VALUES ('x', 'y')").run();
+    // Running again is a no-op.
+    expect(await migrate({ db, file, migrations: steps, context: undefined, backupDir: t.dir })).toEqual({
+      from: 2,
+      to: 2,
+      backup: null,
+    });
+    db.close();
+  });
+
+  it("backs up an existing database before changing it, and the backup holds the old data", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "b.db");
+    const db = openDatabase(file);
+    await migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: t.dir });
+    db.prepare("INSERT INTO notes (text) VALUES ('old data')").run();
+
+    const result = await migrate({
+      db,
+      file,
+      migrations: steps,
+      context: undefined,
+      backupDir: path.join(t.dir, "bk"),
+    });
+    expect(result.from).toBe(1);
+    expect(result.to).toBe(2);
+    expect(result.backup).not.toBeNull();
+    expect(existsSync(result.backup!)).toBe(true);
+
+    const copy = new Database(result.backup!, { readonly: true });
+    expect(copy.prepare("SELECT text FROM notes").all()).toEqual([{ text: "old data" }]);
+    expect(currentVersion(copy)).toBe(1);
+    // The old schema: no tag column yet.
+    expect(copy.prepare("SELECT name FROM pragma_table_info('notes')").all()).toEqual([
+      { name: "id" },
+      { name: "text" },
+    ]);
+    copy.close();
+    db.close();
+  });
+
+  it("backs up a host database that has tables but no recall schema yet", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "host.db");
+    const db = openDatabase(file);
+    db.exec("CREATE TABLE host (x); INSERT INTO host VALUES (42)");
+    const result = await migrate({ db, file, migrations: steps, context: undefined, backupDir: t.dir });
+    expect(result.backup).not.toBeNull();
+    const copy = new Database(result.backup!, { readonly: true });
+    expect(copy.prepare("SELECT x FROM host").get()).toEqual({ x: 42 });
+    copy.close();
+    db.close();
+  });
+
+  it("refuses a database whose schema is newer than the code, changing nothing", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "c.db");
+    const db = openDatabase(file);
+    await migrate({ db, file, migrations: steps, context: undefined, backupDir: t.dir });
+    await expect(
+      migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: t.dir }),
+    ).rejects.toMatchObject({
+      kind: "SchemaTooNew",
+      message: expect.stringContaining("schema version 2"),
+    });
+    expect(currentVersion(db)).toBe(2);
+    db.close();
+  });
+
+  it("rolls back a failing step and records nothing for it", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "d.db");
+    const db = openDatabase(file);
+    const failing: Migration<void>[] = [
+      steps[0]!,
+      {
+        version: 2,
+        name: "broken",
+        up: (d) => {
+          d.exec("CREATE TABLE half (x)");
+          throw new Error("boom");
+        },
+      },
+    ];
+    await expect(
+      migrate({ db, file, migrations: failing, context: undefined, backupDir: t.dir }),
+    ).rejects.toThrow("boom");
+    expect(currentVersion(db)).toBe(1);
+    expect(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
+    db.close();
+  });
+});

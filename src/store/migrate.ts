@@ -1,0 +1,122 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { RecallError } from "../core/errors.js";
+import type { Db } from "./open.js";
+
+/** One schema step. `up` runs inside a transaction together with recording its version. */
+export interface Migration<C = void> {
+  version: number;
+  name: string;
+  up(db: Db, context: C): void;
+}
+
+export interface MigrateOptions<C> {
+  db: Db;
+  /** The database file, for naming the backup; null for in-memory databases (no backup possible). */
+  file: string | null;
+  migrations: readonly Migration<C>[];
+  context: C;
+  /** Where backups of an existing database go. */
+  backupDir: string;
+  /** Table recording applied versions; recall's tables are prefixed so they never collide with a host's. */
+  versionTable?: string;
+  clock?: () => number;
+}
+
+export interface MigrateResult {
+  from: number;
+  to: number;
+  /** Path of the verified backup taken before changing an existing database, or null. */
+  backup: string | null;
+}
+
+const DEFAULT_VERSION_TABLE = "recall_migrations";
+
+/** Highest applied version, 0 when the version table does not exist yet. */
+export function currentVersion(db: Db, versionTable = DEFAULT_VERSION_TABLE): number {
+  const exists = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+    .get(versionTable);
+  if (!exists) return 0;
+  const row = db.prepare(`SELECT max(version) AS v FROM "${versionTable}"`).get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+function hasAnyTable(db: Db): boolean {
+  return (
+    db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' LIMIT 1")
+      .get() !== undefined
+  );
+}
+
+/**
+ * Takes an online backup through SQLite's backup API and proves it is usable: it opens,
+ * passes quick_check and holds the same tables as the original.
+ */
+export async function backupDatabase(db: Db, target: string): Promise<void> {
+  mkdirSync(path.dirname(target), { recursive: true });
+  await db.backup(target);
+  const copy = new Database(target, { readonly: true, fileMustExist: true });
+  try {
+    const check = copy.pragma("quick_check", { simple: true });
+    if (check !== "ok")
+      throw new RecallError("Internal", `backup ${target} failed its integrity check: ${String(check)}`);
+    const names = (d: Db) =>
+      (
+        d.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+          name: string;
+        }[]
+      )
+        .map((r) => r.name)
+        .join(",");
+    if (names(copy) !== names(db))
+      throw new RecallError("Internal", `backup ${target} does not hold the same tables`);
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * Brings a database to the newest schema: ordered versioned steps, each in its own
+ * transaction with its version record. An existing database is backed up (and the backup
+ * verified) before the first change; a database newer than this code is refused.
+ */
+export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateResult> {
+  const { db, migrations, context } = options;
+  const table = options.versionTable ?? DEFAULT_VERSION_TABLE;
+  const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  const latest = ordered.at(-1)?.version ?? 0;
+  const from = currentVersion(db, table);
+  if (from > latest) {
+    throw new RecallError(
+      "SchemaTooNew",
+      `${options.file ?? "database"} has schema version ${from}, but this recall understands only up to ${latest}; upgrade recall`,
+    );
+  }
+  const pending = ordered.filter((m) => m.version > from);
+  if (pending.length === 0) return { from, to: from, backup: null };
+
+  let backup: string | null = null;
+  if (options.file && options.file !== ":memory:" && hasAnyTable(db)) {
+    const stamp = new Date((options.clock ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
+    backup = path.join(options.backupDir, `${path.basename(options.file)}.v${from}.${stamp}.bak`);
+    await backupDatabase(db, backup);
+  }
+
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS "${table}" (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+  );
+  const record = db.prepare(`INSERT INTO "${table}" (version, name, applied_at) VALUES (?, ?, ?)`);
+  for (const step of pending) {
+    // IMMEDIATE takes the write lock up front; re-checking inside it makes two processes
+    // migrating at once apply each step exactly once.
+    db.transaction(() => {
+      if (currentVersion(db, table) >= step.version) return;
+      step.up(db, context);
+      record.run(step.version, step.name, (options.clock ?? Date.now)());
+    }).immediate();
+  }
+  return { from, to: latest, backup };
+}

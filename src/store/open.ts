@@ -1,0 +1,41 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  readonly?: boolean;
+  /** Milliseconds a statement waits for a lock held by another process. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens a database recall owns: WAL so readers never block the one writer,
+ * a busy timeout so brief lock contention is waited out, foreign keys enforced.
+ */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  if (!options.readonly && file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file, {
+    readonly: options.readonly ?? false,
+    fileMustExist: options.readonly ?? false,
+  });
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  if (!options.readonly) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+  }
+  db.pragma("foreign_keys = ON");
+  return db;
+}
+
+/**
+ * Opens someone else's database (a CLI's or an app's) strictly read-only: no content change,
+ * no WAL checkpoint. SQLite may create the -shm file beside a WAL database; that is the one
+ * accepted side effect.
+ */
+export function openSourceDatabase(file: string): Db {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma("busy_timeout = 2000");
+  return db;
+}

@@ -1,0 +1,7 @@
+import type { Migration } from "../migrate.js";
+import { historyV1, type HistorySchemaContext } from "./history-v1.js";
+
+export type { HistorySchemaContext };
+
+/** history.db's migrations, oldest first. Append; never edit a released step. */
+export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [historyV1];
