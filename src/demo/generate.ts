@@ -1,0 +1,152 @@
+import path from "node:path";
+import { CanaryPool } from "./canaries.js";
+import { generateClaude } from "./claude-code.js";
+import { generateCodex } from "./codex.js";
+import type { SourceContext, SourceResult } from "./context.js";
+import { generateDyad } from "./dyad.js";
+import {
+  DEMO_SOURCES,
+  demoPaths,
+  writeManifest,
+  type DemoManifest,
+  type DemoOptions,
+  type DemoSource,
+  type SourceCounts,
+} from "./manifest.js";
+import { NeedlePlanner, allocateNeedles } from "./needles.js";
+import { generateOpencode } from "./opencode.js";
+import { DEFAULT_BASE_TIME, Progress, projectPaths } from "./plan.js";
+import { Rng } from "./rng.js";
+import { TextModel } from "./text.js";
+
+/**
+ * The deterministic demo corpus: the same options always produce the same files (JSONL/JSON
+ * byte-identical, SQLite databases row-identical). Nothing reads the clock or Math.random.
+ */
+
+const DEFAULT_MESSAGES = 600;
+const SHARES: Record<DemoSource, number> = { claude: 0.35, codex: 0.25, opencode: 0.2, dyad: 0.2 };
+/** Average messages per session when the caller gives no session count. */
+const PER_SESSION: Record<DemoSource, number> = { claude: 24, codex: 20, opencode: 16, dyad: 15 };
+
+export interface ResolvedSpec {
+  messages: number;
+  sessions: number;
+  projects: number;
+}
+
+/** Turns options into one size per enabled source (null = disabled). */
+export function resolveSources(
+  options: Pick<DemoOptions, "messages" | "sources">,
+): Record<DemoSource, ResolvedSpec | null> {
+  const total = Math.max(0, Math.floor(options.messages ?? DEFAULT_MESSAGES));
+  const out = {} as Record<DemoSource, ResolvedSpec | null>;
+  for (const src of DEMO_SOURCES) {
+    const o = options.sources?.[src];
+    if (o === false) {
+      out[src] = null;
+      continue;
+    }
+    const messages =
+      typeof o === "object" ? Math.max(0, Math.floor(o.messages)) : Math.round(total * SHARES[src]);
+    if (messages < 2) {
+      out[src] = null;
+      continue;
+    }
+    // Small corpora get more, shorter sessions so every shape still appears.
+    const defaultSessions = Math.max(
+      Math.round(messages / PER_SESSION[src]),
+      Math.min(8, Math.floor(messages / 6)),
+    );
+    const sessions = Math.max(
+      1,
+      Math.floor(typeof o === "object" && o.sessions !== undefined ? o.sessions : defaultSessions),
+    );
+    const defaultProjects =
+      src === "dyad"
+        ? Math.min(6, Math.max(2, Math.ceil(sessions / 4)))
+        : Math.min(12, Math.max(3, Math.ceil(sessions / 4)));
+    const projects = Math.max(
+      1,
+      Math.min(
+        sessions,
+        Math.floor(typeof o === "object" && o.projects !== undefined ? o.projects : defaultProjects),
+      ),
+    );
+    out[src] = { messages, sessions, projects };
+  }
+  return out;
+}
+
+const EMPTY: SourceCounts = { sessions: 0, messages: 0, files: 0 };
+
+export async function generateDemoCorpus(options: DemoOptions): Promise<DemoManifest> {
+  const seed = (options.seed ?? 1) >>> 0;
+  const baseTime = options.baseTime ?? DEFAULT_BASE_TIME;
+  const root = path.resolve(options.root);
+  const paths = demoPaths(root);
+  const specs = resolveSources(options);
+  const rng = new Rng(seed);
+  const text = new TextModel(rng);
+  const pool = new CanaryPool(rng);
+  const plannedMessages: Partial<Record<DemoSource, number>> = {};
+  for (const src of DEMO_SOURCES)
+    if (specs[src] !== null) plannedMessages[src] = (specs[src] as ResolvedSpec).messages;
+  const needleCounts = allocateNeedles(plannedMessages);
+  const cliProjects = Math.max(
+    1,
+    ...DEMO_SOURCES.filter((s) => s !== "dyad").map((s) => specs[s]?.projects ?? 0),
+  );
+  const allProjects = projectPaths(cliProjects);
+  const progress = new Progress(
+    Object.values(plannedMessages).reduce((a, b) => a + b, 0),
+    options.onProgress,
+  );
+
+  const counts: Record<DemoSource, SourceCounts> = {
+    claude: { ...EMPTY },
+    codex: { ...EMPTY },
+    opencode: { ...EMPTY },
+    dyad: { ...EMPTY },
+  };
+  const usedProjects = new Set<string>();
+  const needles: DemoManifest["needles"] = [];
+  for (const [i, src] of DEMO_SOURCES.entries()) {
+    const spec = specs[src];
+    if (spec === null) continue;
+    const srcRng = rng.fork(`source-${src}`);
+    const planner = new NeedlePlanner(srcRng.fork("needles"), src, needleCounts[src], spec.messages);
+    const ctx: SourceContext = {
+      rng: srcRng,
+      text,
+      canaries: pool.view(i * 6),
+      needles: planner,
+      progress,
+      baseTime,
+      projects: allProjects.slice(0, spec.projects),
+      spec,
+    };
+    let result: SourceResult;
+    if (src === "claude") result = generateClaude(ctx, paths.claudeConfigDir);
+    else if (src === "codex") result = generateCodex(ctx, paths.codexHome);
+    else if (src === "opencode") result = generateOpencode(ctx, paths.opencodeDataDir);
+    else result = generateDyad(ctx, paths.dyadDb, paths.dyadAppsDir);
+    counts[src] = result.counts;
+    for (const p of result.projectsUsed) usedProjects.add(p);
+    needles.push(...planner.needles());
+    // Let the event loop breathe between sources (progress bars, signals).
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  progress.finish();
+  const manifest: DemoManifest = {
+    root,
+    seed,
+    counts,
+    paths,
+    projects: allProjects.filter((p) => usedProjects.has(p)),
+    needles,
+    canaries: pool.used(),
+  };
+  writeManifest(manifest);
+  return manifest;
+}

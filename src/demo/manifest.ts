@@ -1,0 +1,94 @@
+import path from "node:path";
+import { writeWholeFile } from "./writer.js";
+
+/** The four sources the demo corpus writes. */
+export const DEMO_SOURCES = ["claude", "codex", "opencode", "dyad"] as const;
+export type DemoSource = (typeof DEMO_SOURCES)[number];
+
+export interface SourceOverride {
+  messages: number;
+  /** Sessions (Dyad: chats). */
+  sessions?: number;
+  /** Projects (Dyad: apps). */
+  projects?: number;
+}
+
+export interface DemoOptions {
+  /** A fake HOME: files go where the CLIs put them under it. */
+  root: string;
+  /** Default 1. */
+  seed?: number;
+  /** Total approximate message count across all sources, default 600; distributed across sources. */
+  messages?: number;
+  /**
+   * Per-source override. `false` disables a source; `true` or an omitted key keeps its default share
+   * of `messages`; an object fixes that source's size, e.g. `{ dyad: { messages: 1_000_000, sessions: 2000, projects: 1 } }`.
+   */
+  sources?: Partial<Record<DemoSource, boolean | SourceOverride>>;
+  /** Epoch ms of the oldest message; default a fixed constant (never the clock). Records spread over ~a year. */
+  baseTime?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * A planted fact and where it must be found. `ref` is the source-specific locator:
+ * - claude: `{ path, uuid }` (path relative to root; the JSONL line whose uuid matches)
+ * - codex: `{ path, line, eventLine }` (0-based line ordinals of the response_item and its event_msg twin)
+ * - opencode: `{ store, messageId, partId? }` (store: `opencode.db` | `opencode-dev.db` | `storage`)
+ * - dyad: `{ appId, chatId, messageId }`
+ */
+export interface Needle {
+  query: string;
+  token: string;
+  source: DemoSource;
+  session: string;
+  project: string | null;
+  at: number;
+  ref: Record<string, string | number>;
+  role: "user" | "assistant";
+  /** The exact sentence (a substring of the message's prose) that carries the token. */
+  text: string;
+}
+
+export interface SourceCounts {
+  sessions: number;
+  /** Conversation records written (see each source's module for the unit). */
+  messages: number;
+  files: number;
+}
+
+export interface DemoManifest {
+  root: string;
+  seed: number;
+  counts: Record<DemoSource, SourceCounts>;
+  paths: {
+    claudeConfigDir: string;
+    codexHome: string;
+    opencodeDataDir: string;
+    dyadDb: string;
+    dyadAppsDir: string;
+  };
+  /** Absolute project (cwd) paths used; they live under the corpus's fake HOME, /home/demo. */
+  projects: string[];
+  needles: Needle[];
+  /** Markers planted ONLY in bodies that must never surface. */
+  canaries: string[];
+}
+
+export const MANIFEST_FILE = "demo-manifest.json";
+
+export function demoPaths(root: string): DemoManifest["paths"] {
+  return {
+    claudeConfigDir: path.join(root, ".claude"),
+    codexHome: path.join(root, ".codex"),
+    opencodeDataDir: path.join(root, ".local", "share", "opencode"),
+    dyadDb: path.join(root, ".config", "dyad", "sqlite.db"),
+    dyadAppsDir: path.join(root, "dyad-apps"),
+  };
+}
+
+export function writeManifest(manifest: DemoManifest): string {
+  const file = path.join(manifest.root, MANIFEST_FILE);
+  writeWholeFile(file, JSON.stringify(manifest, null, 2) + "\n");
+  return file;
+}
