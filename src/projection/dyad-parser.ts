@@ -1,0 +1,564 @@
+import { decodeEntitiesOnce, readEntityChain, type EntityChain } from "./entities.js";
+import { isTagCandidate } from "./dyad-tag-policy.js";
+
+/**
+ * A single-pass scanner over assistant message content that finds Dyad markup the way Dyad's
+ * streamingMessageParser does, but fails closed wherever that parser would let payload text
+ * through as prose. It never copies the input: prose is reported as index ranges.
+ *
+ * Dyad semantics kept:
+ * - an opening tag is `<NAME` followed by a blank or `>` (or, failing closed, `/`, a control
+ *   character or the end of the content); it ends at the first `>` (a `>` inside a quoted
+ *   attribute value ends it too, exactly as in Dyad);
+ * - attributes are only `name="value"`, values XML-unescaped; other forms are ignored;
+ * - a body is closed only by `</NAME>` written exactly (no blanks; any letter case), at the
+ *   escape level of its opening;
+ * - an unclosed body runs to the end of the message.
+ *
+ * Fail-closed differences (the projection must never leak a payload body):
+ * - every `dyad*` name (any case) and `think`/`thinking` is markup, known or not; the policy
+ *   decides what an unknown one keeps (nothing of its body);
+ * - markup escaped as `&lt;dyad-write&gt;` (up to MAX_ESCAPE_LEVEL, named or numeric
+ *   references) is markup at that escape level: its attributes are decoded and its body is
+ *   closed only by a closing tag escaped the same way;
+ * - inside a suppressed body, tags of the same escape level nest: a nested or interleaved
+ *   `<dyad-…>` must be closed too before the body ends (so `<w>a<w>b</w>SECRET</w>` and
+ *   `<w>a<g>b</w>SECRET</g>` keep SECRET hidden); more than MAX_REGION_DEPTH open tags, or
+ *   a missing close, drops the rest of the message;
+ * - inside a suppressed body, less-escaped tags nest too (`&lt;w&gt;…<g>…` keeps the body open
+ *   until `</g>` as well); only tags escaped more deeply than the body are plain body text;
+ * - an opening tag is cut short, as malformed, where another tag starts inside its attribute
+ *   text (writers escape `<` in attributes), and one with no terminating `>` at all drops the
+ *   rest of the message;
+ * - a kept-body tag (group A) whose attribute text is not a clean `name="value"` list is
+ *   treated as a payload: a `>` inside a value may have made part of an attribute its "body";
+ * - a body kept by policy is not a container: its text is scanned like prose, so a payload tag
+ *   inside a summary is still reduced to metadata;
+ * - stray closing tags are removed.
+ *
+ * Prose spans are reported with their character references still encoded; the consumer
+ * decodes them once (ProjectionSink, `decodeEntities`), like Dyad's unescaping of bodies.
+ */
+
+export interface DyadTagOpening {
+  /** Lower-cased tag name (at most MAX_NAME_CHARS characters). */
+  name: string;
+  /** 0 for `<`, 1 for `&lt;`, 2 for `&amp;lt;`... */
+  level: number;
+  /** False when no `>` ends the opening tag: the rest of the message is dropped. */
+  terminated: boolean;
+  /** `name="value"` attributes (Dyad semantics), values unescaped. Empty when unterminated. */
+  attributes: ReadonlyMap<string, string>;
+  /**
+   * True when the whole attribute text is a clean sequence of `name="value"` pairs (optionally
+   * ending in `/`). A `>` inside a quoted value, stray quotes, or junk make it false: a body kept
+   * by policy is then treated as a payload, since its "body" may be the rest of an attribute.
+   */
+  wellFormed: boolean;
+  /** Well-formed and ending in `/>`: there is no body. */
+  selfClosing: boolean;
+}
+
+export interface DyadScanHandler {
+  /**
+   * Prose: `s[start, end)`, with its character references still encoded (`&amp;`); the
+   * consumer decodes them once. Never contains markup: spans end where a tag starts.
+   */
+  text(s: string, start: number, end: number): void;
+  /** A tag opened; the handler emits what it wants and says whether its body is kept. */
+  openTag(tag: DyadTagOpening): "keep" | "suppress";
+  /** Markup was removed here (a closing tag, a suppressed body). */
+  boundary(): void;
+}
+
+export const MAX_NAME_CHARS = 128;
+/** Attribute text longer than this is not parsed past this point, and is not well-formed. */
+export const MAX_ATTRIBUTE_TEXT = 8192;
+/** Open tags tracked inside a suppressed body before the rest is dropped. */
+export const MAX_REGION_DEPTH = 64;
+
+/** Key that no closing tag can match (over-long names). */
+const UNMATCHABLE = "\u0000";
+
+const NAME_CHAR = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) NAME_CHAR[c] = 1;
+for (let c = 65; c <= 90; c++) NAME_CHAR[c] = 1;
+for (let c = 97; c <= 122; c++) NAME_CHAR[c] = 1;
+NAME_CHAR[45] = 1; // -
+NAME_CHAR[46] = 1; // .
+NAME_CHAR[58] = 1; // :
+NAME_CHAR[95] = 1; // _
+
+const WELL_FORMED = /^(?:\s+[\w-]+="[^"]*")*\s*(?:\/\s*)?$/;
+const SELF_CLOSING = /\/\s*$/;
+const ATTRIBUTE = /([\w-]+)="([^"]*)"/g;
+
+const LT = 60;
+const GT = 62;
+const SLASH = 47;
+
+function readName(s: string, p: number): number {
+  const n = s.length;
+  while (p < n) {
+    const c = s.charCodeAt(p);
+    if (c >= 128 || NAME_CHAR[c] !== 1) break;
+    p++;
+  }
+  return p;
+}
+
+function lowerName(s: string, start: number, end: number): string {
+  return s.slice(start, Math.min(end, start + MAX_NAME_CHARS)).toLowerCase();
+}
+
+/** True when `word` (lower-case ASCII) is at `start`, case-insensitively. */
+function hasWordAt(s: string, start: number, end: number, word: string): boolean {
+  if (end - start < word.length) return false;
+  for (let k = 0; k < word.length; k++) {
+    if ((s.charCodeAt(start + k) | 0x20) !== word.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/**
+ * The lower-cased name at `[start, end)` when it is a tag candidate (isTagCandidate), else "".
+ * Checks char codes first, so ordinary `<b>`, `<div>`, `a < b` allocate nothing.
+ */
+function candidateName(s: string, start: number, end: number): string {
+  const len = end - start;
+  if (len === 0) return "";
+  const first = s.charCodeAt(start) | 0x20;
+  if (first === 100 /* d */) {
+    if (!hasWordAt(s, start, end, "dyad")) return "";
+  } else if (first === 116 /* t */) {
+    if (!((len === 5 || len === 8) && hasWordAt(s, start, end, "think"))) return "";
+  } else {
+    return "";
+  }
+  const name = lowerName(s, start, end);
+  return isTagCandidate(name) ? name : "";
+}
+
+export function parseDyadAttributes(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  ATTRIBUTE.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = ATTRIBUTE.exec(text)) !== null) {
+    out.set(m[1]!, decodeEntitiesOnce(m[2]!));
+  }
+  return out;
+}
+
+/** Scans `content`, reporting prose, tags and removed spans to `handler`. */
+export function scanDyadContent(content: string, handler: DyadScanHandler): void {
+  new Scanner(content, handler).run();
+}
+
+class Scanner {
+  private readonly n: number;
+  private readonly chain: EntityChain = { code: -1, level: 0, end: 0, firstCode: -1, firstEnd: 0 };
+  private textStart = 0;
+
+  constructor(
+    private readonly s: string,
+    private readonly h: DyadScanHandler,
+  ) {
+    this.n = s.length;
+  }
+
+  private flush(to: number): void {
+    if (to > this.textStart) this.h.text(this.s, this.textStart, to);
+  }
+
+  run(): void {
+    const { s, n, chain } = this;
+    let i = 0;
+    let nextLt = -2;
+    let nextAmp = -2;
+    while (i < n) {
+      // The next `<` or `&`: a short manual scan first (markup-dense prose), then indexOf.
+      let j = -1;
+      const near = Math.min(n, i + 32);
+      for (let k = i; k < near; k++) {
+        const c = s.charCodeAt(k);
+        if (c === LT || c === 38) {
+          j = k;
+          break;
+        }
+      }
+      if (j < 0) {
+        if (nextLt !== -1 && nextLt < i) nextLt = s.indexOf("<", i);
+        if (nextAmp !== -1 && nextAmp < i) nextAmp = s.indexOf("&", i);
+        if (nextLt < 0 && nextAmp < 0) break;
+        j = nextLt < 0 ? nextAmp : nextAmp < 0 ? nextLt : Math.min(nextLt, nextAmp);
+      }
+
+      let level = 0;
+      let afterLt = j + 1;
+      if (s.charCodeAt(j) !== LT) {
+        readEntityChain(s, j, chain);
+        if (chain.code !== LT) {
+          // A character reference or a lone `&` in prose: text (the consumer decodes it).
+          i = j + 1;
+          continue;
+        }
+        level = chain.level;
+        afterLt = chain.end;
+      }
+
+      let p = afterLt;
+      const closing = p < n && s.charCodeAt(p) === SLASH;
+      if (closing) p++;
+      const nameEnd = readName(s, p);
+      const name = candidateName(s, p, nameEnd);
+      if (name === "") {
+        // Not markup: the `<` (or its escaped form) is prose.
+        i = j + 1;
+        continue;
+      }
+
+      if (!closing && !this.endsOpeningName(nameEnd)) {
+        // `<dyad-write"…`: not a tag for Dyad either (a name needs a blank, `>` or `/` after it).
+        i = j + 1;
+        continue;
+      }
+
+      this.flush(j);
+      const key = nameEnd - p > MAX_NAME_CHARS ? UNMATCHABLE : name;
+      if (closing) {
+        // A closing tag in prose or in a kept body: removed.
+        i = this.textStart = this.closingTagEnd(nameEnd, level);
+        this.h.boundary();
+        continue;
+      }
+
+      const term = this.openingEnd(nameEnd, level);
+      if (term < 0) {
+        this.h.openTag({
+          name,
+          level,
+          terminated: false,
+          attributes: new Map(),
+          wellFormed: false,
+          selfClosing: false,
+        });
+        this.textStart = n;
+        return;
+      }
+      const termEnd = this.termEnd;
+      const rawLength = term - nameEnd;
+      let attrText = s.slice(nameEnd, nameEnd + Math.min(rawLength, MAX_ATTRIBUTE_TEXT));
+      for (let k = 0; k < level; k++) attrText = decodeEntitiesOnce(attrText);
+      const wellFormed = !this.cutByOuter && rawLength <= MAX_ATTRIBUTE_TEXT && WELL_FORMED.test(attrText);
+      const selfClosing = wellFormed && SELF_CLOSING.test(attrText);
+      const decision = this.h.openTag({
+        name,
+        level,
+        terminated: true,
+        attributes: parseDyadAttributes(attrText),
+        wellFormed,
+        selfClosing,
+      });
+      i = this.textStart = termEnd;
+      if (decision === "suppress" && !selfClosing) {
+        i = this.textStart = this.skipRegion(termEnd, key, level, this.heldOpen, this.ignoreClosesUntil);
+        this.h.boundary();
+      }
+    }
+    this.flush(n);
+  }
+
+  /** Set by openingEnd: where the body starts (after the terminating `>`). */
+  private termEnd = 0;
+  /** Set by openingEnd: the opening is malformed (cut short, or a `>` inside a quoted value). */
+  private cutByOuter = false;
+
+  /** True when a candidate tag name starts at `p` (after a `/` too, when `closing` is allowed). */
+  private candidateAt(p: number, closing: boolean): boolean {
+    const { s, n } = this;
+    if (p < n && s.charCodeAt(p) === SLASH) {
+      if (!closing) return false;
+      p++;
+    }
+    const nameEnd = readName(s, p);
+    return candidateName(s, p, nameEnd) !== "" && (closing || this.endsOpeningName(nameEnd));
+  }
+
+  /**
+   * True when the character at `p` can follow the name of an opening tag: a blank or control
+   * character, `>`, `/`, the end of the content, or a reference to `>` or a blank. (Dyad needs
+   * a blank or `>`; `/` and references are accepted too, failing closed.)
+   */
+  private endsOpeningName(p: number): boolean {
+    const { s, n, chain } = this;
+    if (p >= n) return true;
+    const c = s.charCodeAt(p);
+    if (c <= 0x20 || c === GT || c === SLASH) return true;
+    if (c !== 38) return false;
+    readEntityChain(s, p, chain);
+    return chain.code === GT || (chain.code >= 0 && chain.code <= 0x20);
+  }
+
+  /**
+   * Where the attribute text of an opening tag whose `<` is at `level` ends: at the first `>`
+   * written at any level up to `level` (a raw `>` always ends it, as in Dyad); -1 if none.
+   * `termEnd` is set to where the body starts, `cutByOuter` when the opening is malformed.
+   *
+   * Fail-closed refinements:
+   * - outside quotes, the opening is cut short where another opening tag starts at a level up
+   *   to its own (`<dyad-status <dyad-write>…`): that is a half-typed opening followed by a real
+   *   tag, which must not vanish into attribute text. (A closing tag does not cut it: that
+   *   would close the tag at once and expose what follows.)
+   * - when that first `>` sits inside a quoted value (`"…"` or `'…'`, raw or escaped at a level
+   *   up to the tag's), or an opening tag appears inside a quoted value, two readings exist:
+   *   Dyad's (the tag ends at the first `>`) and XML's (values run on to the first `>` outside
+   *   quotes). The projection covers both: attributes are read only up to the first `>` (so a
+   *   value never runs on into body text), the suppressed body starts there, the openings inside
+   *   quoted values are held open (`heldOpen`), and no closing tag counts before the XML end of
+   *   this tag and of the held ones (`ignoreClosesUntil`). Without a `>` outside quotes within
+   *   MAX_ATTRIBUTE_TEXT the opening is unterminated.
+   */
+  private openingEnd(from: number, level: number): number {
+    const { s, n, chain } = this;
+    this.cutByOuter = false;
+    this.heldOpen.length = 0;
+    this.ignoreClosesUntil = -1;
+    const held: number[] = [];
+    let open = 0;
+    let term = -1;
+    for (let j = from; j < n; j++) {
+      const c = s.charCodeAt(j);
+      let gtEnd = -1;
+      let ltAt = -1;
+      let ltLevel = 0;
+      if (c === 34 || c === 39) {
+        if (open === 0) open = c;
+        else if (open === c) open = 0;
+        continue;
+      } else if (c === GT) {
+        gtEnd = j + 1;
+      } else if (c === LT) {
+        ltAt = j + 1;
+      } else if (c === 38 && level > 0) {
+        readEntityChain(s, j, chain);
+        if (chain.level > level) continue;
+        if (chain.code === 34 || chain.code === 39) {
+          if (open === 0) open = chain.code;
+          else if (open === chain.code) open = 0;
+          j = chain.end - 1;
+          continue;
+        }
+        if (chain.code === GT) gtEnd = chain.end;
+        else if (chain.code === LT) {
+          ltAt = chain.end;
+          ltLevel = chain.level;
+        }
+      } else {
+        continue;
+      }
+      if (gtEnd >= 0) {
+        term = j;
+        this.termEnd = gtEnd;
+        break;
+      }
+      if (ltAt >= 0 && this.candidateAt(ltAt, false)) {
+        if (open === 0) {
+          this.cutByOuter = true;
+          this.termEnd = j;
+          return j;
+        }
+        if (held.length >= 2 * MAX_REGION_DEPTH) return -1;
+        held.push(ltAt, ltLevel);
+      }
+    }
+    if (term < 0) return -1;
+    if (open === 0 && held.length === 0) return term;
+
+    this.cutByOuter = true;
+    let until = this.termEnd;
+    if (open !== 0) {
+      until = this.quotedEnd(this.termEnd, from + MAX_ATTRIBUTE_TEXT, level, open);
+      if (until < 0) return -1;
+    }
+    for (let k = 0; k < held.length; k += 2) {
+      const at = held[k]!;
+      const lvl = held[k + 1]!;
+      if (this.heldOpen.length >= MAX_REGION_DEPTH) return -1;
+      this.heldOpen.push(this.openingKey(at, lvl));
+      const end = this.nestedOpeningEnd(readName(s, at), lvl, level, this.heldOpen);
+      if (end < 0) return -1;
+      until = Math.max(until, end);
+    }
+    this.ignoreClosesUntil = until;
+    return term;
+  }
+
+  /** Set by openingEnd: openings (`level:name`) the suppressed body must also see closed. */
+  private readonly heldOpen: string[] = [];
+  /** Set by openingEnd: closing tags before this index do not count in the suppressed body. */
+  private ignoreClosesUntil = -1;
+
+  /**
+   * From inside the quote `open` at `from`: the index after the first `>` (at a level up to
+   * `level`) outside quotes, or -1 before `limit`.
+   */
+  private quotedEnd(from: number, limit: number, level: number, open: number): number {
+    const { s, chain } = this;
+    const end = Math.min(this.n, limit);
+    for (let j = from; j < end; j++) {
+      let code = s.charCodeAt(j);
+      let next = j + 1;
+      if (code === 38 && level > 0) {
+        readEntityChain(s, j, chain);
+        if (chain.level > level || (chain.code !== 34 && chain.code !== 39 && chain.code !== GT)) continue;
+        code = chain.code;
+        next = chain.end;
+      }
+      if (code === 34 || code === 39) {
+        if (open === 0) open = code;
+        else if (open === code) open = 0;
+      } else if (code === GT && open === 0) {
+        return next;
+      }
+      j = next - 1;
+    }
+    return -1;
+  }
+
+  /** Stack key `level:name` of the opening tag whose name starts at `p`. */
+  private openingKey(p: number, level: number): string {
+    const nameEnd = readName(this.s, p);
+    return `${level}:${nameEnd - p > MAX_NAME_CHARS ? UNMATCHABLE : lowerName(this.s, p, nameEnd)}`;
+  }
+
+  /**
+   * Inside a suppressed body, the rest of a nested opening tag (from after its name): returns the
+   * index after its first `>` (at a level up to `tagLevel`) outside quotes, pushing onto `stack`
+   * every opening tag (at a level up to `regionLevel`) met on the way; closing tags there are
+   * attribute text, not closes. -1 when there is no such `>` within MAX_ATTRIBUTE_TEXT or the
+   * stack overflows (the caller then drops the rest).
+   */
+  private nestedOpeningEnd(from: number, tagLevel: number, regionLevel: number, stack: string[]): number {
+    const { s, chain } = this;
+    const end = Math.min(this.n, from + MAX_ATTRIBUTE_TEXT);
+    let open = 0;
+    for (let j = from; j < end; j++) {
+      const c = s.charCodeAt(j);
+      let code = c;
+      let codeLevel = 0;
+      let next = j + 1;
+      if (c === 38) {
+        readEntityChain(s, j, chain);
+        if (chain.code !== 34 && chain.code !== 39 && chain.code !== GT && chain.code !== LT) continue;
+        code = chain.code;
+        codeLevel = chain.level;
+        next = chain.end;
+      }
+      if (code === 34 || code === 39) {
+        if (codeLevel <= tagLevel) {
+          if (open === 0) open = code;
+          else if (open === code) open = 0;
+        }
+      } else if (code === GT) {
+        if (open === 0 && codeLevel <= tagLevel) return next;
+      } else if (code === LT && codeLevel <= regionLevel && this.candidateAt(next, false)) {
+        if (stack.length >= MAX_REGION_DEPTH) return -1;
+        stack.push(this.openingKey(next, codeLevel));
+      }
+      j = next - 1;
+    }
+    return -1;
+  }
+
+  /** After `</name`: skips blanks and a `>` at a level up to `level`, if present. */
+  private closingTagEnd(pos: number, level: number): number {
+    const { s, n, chain } = this;
+    let p = pos;
+    while (p < n && p - pos < 16 && (s.charCodeAt(p) === 32 || s.charCodeAt(p) === 9)) p++;
+    if (p < n && s.charCodeAt(p) === GT) return p + 1;
+    if (level > 0 && p < n && s.charCodeAt(p) === 38) {
+      readEntityChain(s, p, chain);
+      if (chain.code === GT && chain.level <= level) return chain.end;
+    }
+    return pos;
+  }
+
+  /** After `</name`: the index after an exact `>` at exactly `level`, or -1. */
+  private exactCloseEnd(pos: number, level: number): number {
+    const { s, n, chain } = this;
+    if (pos >= n) return -1;
+    if (level === 0) return s.charCodeAt(pos) === GT ? pos + 1 : -1;
+    if (s.charCodeAt(pos) !== 38) return -1;
+    readEntityChain(s, pos, chain);
+    return chain.code === GT && chain.level === level ? chain.end : -1;
+  }
+
+  /**
+   * Skips a suppressed body opened by `key` at `level`; returns the index after its closing
+   * tag, or the end of the content when it never closes.
+   *
+   * Inside the body, tags written at the body's escape level or below nest: each opening is
+   * pushed (with its level) and must be closed (exact `</name>` at that level) before the body
+   * can end; a closing tag inside a nested opening's quoted attribute value does not count.
+   * Tags escaped more deeply than the body are its text. So a nested, interleaved or
+   * less-escaped tag inside the body keeps the body open until it is closed too.
+   */
+  private skipRegion(from: number, key: string, level: number, held: readonly string[], ignoreClosesUntil: number): number {
+    const { s, n, chain } = this;
+    const stack: string[] = [`${level}:${key}`, ...held];
+    let pos = from;
+    let nextLt = -2;
+    let nextAmp = level === 0 ? -1 : -2;
+    for (;;) {
+      if (nextLt !== -1 && nextLt < pos) nextLt = s.indexOf("<", pos);
+      if (nextAmp !== -1 && nextAmp < pos) nextAmp = s.indexOf("&", pos);
+      if (nextLt < 0 && nextAmp < 0) return n;
+      const j = nextLt < 0 ? nextAmp : nextAmp < 0 ? nextLt : Math.min(nextLt, nextAmp);
+      let p: number;
+      let tagLevel = 0;
+      if (s.charCodeAt(j) === LT) {
+        p = j + 1;
+      } else {
+        readEntityChain(s, j, chain);
+        if (chain.code !== LT || chain.level > level) {
+          pos = j + 1;
+          continue;
+        }
+        tagLevel = chain.level;
+        p = chain.end;
+      }
+      const closing = p < n && s.charCodeAt(p) === SLASH;
+      if (closing) p++;
+      const nameEnd = readName(s, p);
+      const name = candidateName(s, p, nameEnd);
+      if (name === "") {
+        pos = Math.max(nameEnd, p);
+        continue;
+      }
+      if (!closing && !this.endsOpeningName(nameEnd)) {
+        pos = nameEnd;
+        continue;
+      }
+      const nameKey = `${tagLevel}:${nameEnd - p > MAX_NAME_CHARS ? UNMATCHABLE : name}`;
+      if (closing) {
+        const end = this.exactCloseEnd(nameEnd, tagLevel);
+        if (end < 0 || j < ignoreClosesUntil) {
+          pos = end < 0 ? nameEnd : end;
+          continue;
+        }
+        const idx = stack.lastIndexOf(nameKey);
+        if (idx >= 0) {
+          stack.splice(idx, 1);
+          if (stack.length === 0) return end;
+        }
+        pos = end;
+        continue;
+      }
+      if (stack.length >= MAX_REGION_DEPTH) return n;
+      stack.push(nameKey);
+      const after = this.nestedOpeningEnd(nameEnd, tagLevel, level, stack);
+      if (after < 0) return n;
+      pos = after;
+    }
+  }
+}

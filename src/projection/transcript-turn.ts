@@ -1,0 +1,90 @@
+import type { TranscriptTurn } from "../core/transcript.js";
+import { boundsFor, ProjectionSink } from "./bounds.js";
+import { stripInjectedContext } from "./injected-context.js";
+import { toolCallLine, toolResultLine } from "./tool-summary.js";
+import type { Projection, ProjectionMode } from "./types.js";
+import { shortValue } from "./utf8.js";
+
+/**
+ * Projects one canonical transcript turn (Claude Code, Codex, opencode) into text.
+ *
+ * Blocks:
+ * - text: kept. In user and system turns, injected spans (system reminders, slash-command
+ *   wrappers, environment / AGENTS.md blocks...) are removed first (injected-context.ts). In a
+ *   `context` turn, text is injected context (below). In a `tool` turn, text is tool output and
+ *   is dropped.
+ * - thinking: dropped.
+ * - tool_call: `[tool: Name — command / paths / patterns]` (tool-summary.ts).
+ * - tool_result: search mode: an error summary only; read mode: also `[result: ok]`.
+ * - image: never indexed; read mode shows `[image: media/type]`.
+ * - context: never indexed; read mode shows `[context: label]`.
+ *
+ * `indexable` is false for `context` and `system` turns and for empty projections: the indexer
+ * keeps those for reads but never puts them in the search index. A compaction summary is
+ * high-signal text whatever the role its source gave it: its text is kept, it is indexable when
+ * non-empty, and it is flagged.
+ */
+export function projectTranscriptTurn(
+  turn: TranscriptTurn,
+  mode: ProjectionMode,
+): Projection & { indexable: boolean; isCompactionSummary: boolean } {
+  const sink = new ProjectionSink(boundsFor(mode));
+  const summary = turn.isCompactionSummary === true;
+  const stripOut = {
+    text: (s: string, start: number, end: number) => sink.write(s, start, end),
+    boundary: () => sink.newline(),
+  };
+  const line = (text: string) => {
+    if (!text) return;
+    sink.newline();
+    sink.write(text);
+    sink.newline();
+  };
+
+  for (const block of turn.blocks) {
+    switch (block.type) {
+      case "text": {
+        if (turn.role === "context" && !summary) {
+          if (mode === "read") line("[context]");
+        } else if (turn.role === "tool") {
+          // Tool output carried as text: never indexed or returned.
+        } else if (turn.role === "assistant") {
+          sink.write(block.text);
+        } else {
+          const command = stripInjectedContext(block.text, stripOut);
+          line(command);
+        }
+        sink.newline();
+        break;
+      }
+      case "thinking":
+        break;
+      case "tool_call":
+        line(toolCallLine(block.name, block.input));
+        break;
+      case "tool_result":
+        line(toolResultLine(block, mode));
+        break;
+      case "image":
+        if (mode === "read") {
+          const media = block.mediaType !== undefined ? shortValue(block.mediaType, 60) : "";
+          line(media ? `[image: ${media}]` : "[image]");
+        }
+        break;
+      case "context":
+        if (mode === "read") {
+          const label = shortValue(block.label, 80);
+          line(label ? `[context: ${label}]` : "[context]");
+        }
+        break;
+    }
+  }
+
+  const projection = sink.finish();
+  const speech = turn.role === "user" || turn.role === "assistant" || turn.role === "tool";
+  return {
+    ...projection,
+    indexable: projection.text !== "" && (speech || summary),
+    isCompactionSummary: summary,
+  };
+}
