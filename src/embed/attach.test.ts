@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../test/helpers/tmp.js";
+import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
+import { attachChatSearch, type ChatSearch } from "./attach.js";
+import { drainChatBatch } from "../indexer/chat-queue.js";
+
+interface Env {
+  f: DyadFixture;
+  search: ChatSearch;
+}
+
+describe("embedded chat index", () => {
+  let cleanup = () => {};
+  afterEach(() => cleanup());
+
+  async function setup(seed?: (f: DyadFixture) => void): Promise<Env> {
+    const t = tempDir();
+    const f = createDyadDb(t.dir);
+    seed?.(f);
+    const search = await attachChatSearch(f.db, { file: f.file });
+    cleanup = () => {
+      f.db.close();
+      t.cleanup();
+    };
+    return { f, search };
+  }
+  const docs = (f: DyadFixture) =>
+    f.db.prepare("SELECT id, chat_id AS chatId, title, body FROM recall_documents ORDER BY id").all() as {
+      id: number;
+      chatId: number;
+      title: string;
+      body: string;
+    }[];
+  const match = (f: DyadFixture, q: string) =>
+    (
+      f.db.prepare("SELECT rowid AS id FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid").all(q) as {
+        id: number;
+      }[]
+    ).map((r) => r.id);
+  const drain = async (s: ChatSearch) => {
+    await s.indexer.drain();
+  };
+
+  it("creates the FTS table, queues and triggers, and marks existing messages for backfill", async () => {
+    const { f, search } = await setup((f) => {
+      const chat = f.chat(f.app(), "Old chat");
+      f.message(chat, "user", "pre-existing message about pelicans");
+    });
+    const names = (
+      f.db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'recall_%'").all() as { name: string }[]
+    ).map((r) => r.name);
+    for (const name of [
+      "recall_fts",
+      "recall_documents",
+      "recall_dirty_messages",
+      "recall_dirty_chats",
+      "recall_meta",
+      "recall_messages_insert",
+      "recall_messages_update",
+      "recall_messages_delete",
+      "recall_chats_title",
+      "recall_chats_delete",
+      "recall_messages_chat",
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(f.db.prepare("SELECT count(*) AS n FROM recall_dirty_messages").get()).toEqual({ n: 1 });
+    expect(search.migration.backup).not.toBeNull();
+    await drain(search);
+    expect(match(f, '"pelicans"')).toHaveLength(1);
+  });
+
+  it("fails loudly without FTS5", async () => {
+    const t = tempDir();
+    const f = createDyadDb(t.dir);
+    cleanup = () => {
+      f.db.close();
+      t.cleanup();
+    };
+    await expect(attachChatSearch(f.db, { file: f.file, probe: () => false })).rejects.toMatchObject({
+      kind: "Unavailable",
+      message: expect.stringContaining("FTS5"),
+    });
+  });
+
+  it("keeps the index correct through insert, update, title change, delete and cascade", async () => {
+    const { f, search } = await setup();
+    const app = f.app();
+    const chat = f.chat(app, "Alpha");
+    const m1 = f.message(chat, "user", "first zebra note");
+    const m2 = f.message(chat, "assistant", "reply about giraffes");
+    await drain(search);
+    expect(match(f, '"zebra"')).toEqual([m1]);
+
+    f.db.prepare("UPDATE messages SET content = 'first okapi note' WHERE id = ?").run(m1);
+    await drain(search);
+    expect(match(f, '"zebra"')).toEqual([]);
+    expect(match(f, '"okapi"')).toEqual([m1]);
+
+    f.db.prepare("UPDATE chats SET title = 'Renamed flamingo' WHERE id = ?").run(chat);
+    await drain(search);
+    expect(match(f, '"flamingo"').sort()).toEqual([m1, m2]);
+    expect(docs(f).every((d) => d.title === "Renamed flamingo")).toBe(true);
+
+    f.db.prepare("DELETE FROM messages WHERE id = ?").run(m2);
+    // Deletions leave through the triggers at once, before any drain.
+    expect(match(f, '"giraffes"')).toEqual([]);
+
+    const other = f.chat(app, "Beta");
+    const m3 = f.message(other, "user", "cascade walrus");
+    await drain(search);
+    expect(match(f, '"walrus"')).toEqual([m3]);
+    f.db.prepare("DELETE FROM chats WHERE id = ?").run(other);
+    expect(match(f, '"walrus"')).toEqual([]);
+    f.db.prepare("DELETE FROM apps WHERE id = ?").run(app);
+    expect(docs(f)).toEqual([]);
+    expect(f.db.prepare("SELECT count(*) AS n FROM recall_dirty_messages").get()).toEqual({ n: 0 });
+  });
+
+  it("de-duplicates repeated updates of a streaming message in the dirty queue", async () => {
+    const { f, search } = await setup();
+    const chat = f.chat(f.app());
+    const id = f.message(chat, "assistant", "");
+    for (let i = 0; i < 50; i++)
+      f.db.prepare("UPDATE messages SET content = ? WHERE id = ?").run(`partial ${i}`, id);
+    expect(f.db.prepare("SELECT count(*) AS n FROM recall_dirty_messages").get()).toEqual({ n: 1 });
+    search.indexer.settled(id);
+    expect(await search.indexer.waitForIdle(5000)).toBe(true);
+  });
+
+  it("skips empty projections", async () => {
+    const { f, search } = await setup();
+    const chat = f.chat(f.app());
+    f.message(chat, "assistant", "<think>only thinking</think>");
+    await drain(search);
+    expect(docs(f)).toEqual([]);
+  });
+
+  it("rebuilds every document when the projection version changes, and removes orphans at start-up", async () => {
+    const { f, search } = await setup();
+    const chat = f.chat(f.app());
+    f.message(chat, "user", "rebuild heron");
+    await drain(search);
+    f.db.prepare("UPDATE recall_meta SET value = '0' WHERE key = 'projection_version'").run();
+    f.db.prepare("UPDATE recall_documents SET body = 'stale'").run();
+    f.db
+      .prepare(
+        "INSERT INTO recall_documents (id, source, source_key, hit_id, kind, agent, at, role, body, projection_version) VALUES (999, 'chat', '999', 'chat:1:999', 'chat', 'dyad', 0, 'user', 'orphan', 1)",
+      )
+      .run();
+    search.indexer.start();
+    expect(search.indexer.figures().rebuilding).toBe(true);
+    await drain(search);
+    await search.indexer.stop();
+    expect(match(f, '"heron"')).toHaveLength(1);
+    expect(match(f, '"orphan"')).toEqual([]);
+    expect(search.indexer.figures().rebuilding).toBe(false);
+  });
+
+  it("drains in bounded batches that resume without losing work, bounded in bytes too", async () => {
+    const { f } = await setup();
+    const chat = f.chat(f.app());
+    for (let i = 0; i < 130; i++)
+      f.message(chat, "user", `batch item ${i} ${"padding ".repeat(i === 7 ? 5000 : 10)}`);
+    let batches = 0;
+    let more = true;
+    while (more) {
+      const r = drainChatBatch(f.db, { maxRows: 25, maxBytes: 8 * 1024 });
+      expect(r.indexed).toBeLessThanOrEqual(25);
+      // Bytes stay under the bound unless a single oversized message makes the batch.
+      if (r.indexed > 1) expect(r.bytes).toBeLessThanOrEqual(8 * 1024);
+      more = r.more;
+      batches++;
+    }
+    expect(batches).toBeGreaterThan(6);
+    expect(f.db.prepare("SELECT count(*) AS n FROM recall_documents").get()).toEqual({ n: 130 });
+  });
+
+  it("reports content-free figures", async () => {
+    const { f, search } = await setup();
+    const chat = f.chat(f.app());
+    for (let i = 0; i < 10; i++) f.message(chat, "user", `figure ${i}`);
+    await drain(search);
+    const figures = search.indexer.figures();
+    expect(figures).toMatchObject({ backlog: 0, indexed: 10 });
+    expect(figures.batches).toBeGreaterThan(0);
+    expect(JSON.stringify(figures)).not.toContain("figure");
+  });
+});

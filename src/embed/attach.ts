@@ -1,0 +1,65 @@
+import { RecallError } from "../core/errors.js";
+import { PROJECTION_VERSION } from "../projection/index.js";
+import { probeFts5 } from "../store/fts-probe.js";
+import { migrate, type MigrateResult } from "../store/migrate.js";
+import type { Db } from "../store/open.js";
+import { registerFunctions } from "../store/history-store.js";
+import type { ToolDefinition } from "../tools/definition.js";
+import { createReadChatTool } from "../tools/read-chat.js";
+import { createSearchChatsTool } from "../tools/search-chats.js";
+import {
+  createChatSearchIndexer,
+  type ChatIndexerOptions,
+  type ChatSearchIndexer,
+} from "./indexer-service.js";
+import { EMBEDDED_MIGRATIONS } from "./schema.js";
+
+export interface AttachOptions {
+  /** The host database file, for naming the pre-migration backup; null for in-memory. */
+  file: string | null;
+  /** Where the pre-migration backup goes (default: beside the database). */
+  backupDir?: string;
+  indexer?: ChatIndexerOptions;
+  /** Injected for tests of the missing-FTS5 path. */
+  probe?: () => boolean;
+}
+
+export interface ChatSearch {
+  indexer: ChatSearchIndexer;
+  tools: [ToolDefinition, ToolDefinition];
+  migration: MigrateResult;
+}
+
+/**
+ * Embedded mode: installs recall's index, dirty queues and triggers into a host's
+ * Dyad-shaped database (through the backed-up migration executor) and returns the indexer
+ * service and the search_chats / read_chat tool definitions bound to that database.
+ * Embedded chat search needs FTS5: without it this fails loudly, never silently degrading.
+ */
+export async function attachChatSearch(db: Db, options: AttachOptions): Promise<ChatSearch> {
+  if (!(options.probe ?? probeFts5)()) {
+    throw new RecallError(
+      "Unavailable",
+      "chat search needs SQLite FTS5, which this SQLite build does not provide",
+    );
+  }
+  for (const table of ["apps", "chats", "messages"]) {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) {
+      throw new RecallError("Validation", `the host database has no ${table} table; it is not Dyad-shaped`);
+    }
+  }
+  registerFunctions(db);
+  const migration = await migrate({
+    db,
+    file: options.file,
+    migrations: EMBEDDED_MIGRATIONS,
+    context: { engine: "fts5", projectionVersion: PROJECTION_VERSION },
+    backupDir: options.backupDir ?? (options.file ? `${options.file}.recall-backups` : "."),
+  });
+  const indexer = createChatSearchIndexer(db, options.indexer);
+  return {
+    indexer,
+    tools: [createSearchChatsTool(db, indexer), createReadChatTool(db)] as [ToolDefinition, ToolDefinition],
+    migration,
+  };
+}

@@ -1,0 +1,159 @@
+import { performance } from "node:perf_hooks";
+import type { Db } from "../store/open.js";
+import {
+  backlogSize,
+  DEFAULT_CHAT_BATCH,
+  drainChatBatch,
+  hasPendingWork,
+  prepareChatIndex,
+  type ChatBatchLimits,
+} from "../indexer/chat-queue.js";
+
+/** Content-free figures for the host's telemetry: counts and durations only. */
+export interface ChatIndexFigures {
+  backlog: number;
+  batches: number;
+  indexed: number;
+  removed: number;
+  lastBatchMs: number;
+  longestBatchMs: number;
+  /** Duration of the last run that drained the queue empty. */
+  lastDrainMs: number;
+  rebuilding: boolean;
+  running: boolean;
+}
+
+export interface ChatIndexerOptions {
+  limits?: ChatBatchLimits;
+  /** Delay after a settled message before draining, so bursts coalesce. */
+  debounceMs?: number;
+  /** Low-frequency repair poll for mutation paths that never call settled(). */
+  repairIntervalMs?: number;
+}
+
+export interface ChatSearchIndexer {
+  /** Prepares the index (projection-version rebuild, orphan clean-up) and starts draining in the background. */
+  start(): void;
+  /** Stops timers and waits for a batch in progress. */
+  stop(): Promise<void>;
+  /** The host says a message has settled (finished streaming): index it soon. */
+  settled(messageId?: number): void;
+  /** Drains the queues to empty now, yielding between batches. */
+  drain(): Promise<void>;
+  /** Resolves true once idle, or false after at most `ms` (never starts work itself). */
+  waitForIdle(ms: number): Promise<boolean>;
+  /** Whether queued work concerns this app, ignoring the caller's own chat. */
+  isPending(appId: number, excludeChatId: number | null): boolean;
+  figures(): ChatIndexFigures;
+}
+
+const yieldToHost = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}): ChatSearchIndexer {
+  const limits = options.limits ?? DEFAULT_CHAT_BATCH;
+  const debounceMs = options.debounceMs ?? 500;
+  const repairIntervalMs = options.repairIntervalMs ?? 60_000;
+  const figures: ChatIndexFigures = {
+    backlog: 0,
+    batches: 0,
+    indexed: 0,
+    removed: 0,
+    lastBatchMs: 0,
+    longestBatchMs: 0,
+    lastDrainMs: 0,
+    rebuilding: false,
+    running: false,
+  };
+  let current: Promise<void> | null = null;
+  let debounce: NodeJS.Timeout | null = null;
+  let repair: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const idleWaiters = new Set<() => void>();
+
+  const runDrain = async () => {
+    const started = performance.now();
+    figures.running = true;
+    try {
+      for (;;) {
+        if (stopped) return;
+        const t0 = performance.now();
+        const result = drainChatBatch(db, limits);
+        const took = performance.now() - t0;
+        figures.batches++;
+        figures.indexed += result.indexed;
+        figures.removed += result.removed;
+        figures.lastBatchMs = took;
+        figures.longestBatchMs = Math.max(figures.longestBatchMs, took);
+        if (!result.more) break;
+        await yieldToHost();
+      }
+      figures.rebuilding = false;
+      figures.lastDrainMs = performance.now() - started;
+    } finally {
+      figures.running = false;
+      figures.backlog = backlogSize(db);
+    }
+  };
+
+  const drain = (): Promise<void> => {
+    if (!current) {
+      current = runDrain().finally(() => {
+        current = null;
+        for (const wake of idleWaiters) wake();
+        idleWaiters.clear();
+      });
+    }
+    return current;
+  };
+
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    if (debounce) clearTimeout(debounce);
+    debounce = setTimeout(() => {
+      debounce = null;
+      void drain();
+    }, delay);
+    debounce.unref();
+  };
+
+  return {
+    start() {
+      stopped = false;
+      const prepared = prepareChatIndex(db);
+      figures.rebuilding = prepared.rebuild;
+      figures.backlog = backlogSize(db);
+      schedule(0);
+      repair = setInterval(() => void drain(), repairIntervalMs);
+      repair.unref();
+    },
+    async stop() {
+      stopped = true;
+      if (debounce) clearTimeout(debounce);
+      if (repair) clearInterval(repair);
+      debounce = repair = null;
+      await current;
+    },
+    settled() {
+      schedule(debounceMs);
+    },
+    drain,
+    waitForIdle(ms) {
+      if (!current && !debounce) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          idleWaiters.delete(done);
+          resolve(false);
+        }, ms);
+        const done = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        idleWaiters.add(done);
+      });
+    },
+    isPending(appId, excludeChatId) {
+      return hasPendingWork(db, appId, excludeChatId);
+    },
+    figures: () => ({ ...figures, backlog: current ? figures.backlog : backlogSize(db) }),
+  };
+}

@@ -1,0 +1,163 @@
+import { projectChatMessage, PROJECTION_VERSION } from "../projection/index.js";
+import type { Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
+import { messagesByIds, sizesOf, type DyadMessageRow } from "../sources/dyad/tables.js";
+
+/** Bounds on one drain batch: rows and bytes of message content. */
+export interface ChatBatchLimits {
+  maxRows: number;
+  maxBytes: number;
+}
+
+export const DEFAULT_CHAT_BATCH: ChatBatchLimits = { maxRows: 200, maxBytes: 2 * 1024 * 1024 };
+
+export interface ChatBatchResult {
+  indexed: number;
+  removed: number;
+  /** Bytes of message content projected in this batch. */
+  bytes: number;
+  /** Dirty rows still queued after this batch. */
+  more: boolean;
+}
+
+const UPSERT = `
+  INSERT INTO recall_documents (id, source, source_key, hit_id, kind, agent, at, message, conversation,
+    app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated, projection_version)
+  VALUES (@id, 'chat', @key, @hitId, 'chat', 'dyad', @at, @key, @conversation,
+    @appId, @chatId, @role, @title, @body, @compaction, @truncated, @version)
+  ON CONFLICT (id) DO UPDATE SET at = excluded.at, conversation = excluded.conversation,
+    app_id = excluded.app_id, chat_id = excluded.chat_id, role = excluded.role, title = excluded.title,
+    body = excluded.body, is_compaction_summary = excluded.is_compaction_summary,
+    projection_truncated = excluded.projection_truncated, projection_version = excluded.projection_version,
+    hit_id = excluded.hit_id`;
+
+function writeMessage(db: Db, row: DyadMessageRow): boolean {
+  const projection = projectChatMessage(
+    { role: row.role, content: row.content, isCompactionSummary: Boolean(row.isCompactionSummary) },
+    "search",
+  );
+  if (projection.text.length === 0) {
+    // Nothing searchable (e.g. a message that was only payload tags): keep it out of the index.
+    statement(db, "DELETE FROM recall_documents WHERE id = ?").run(row.id);
+    return false;
+  }
+  statement(db, UPSERT).run({
+    id: row.id,
+    key: String(row.id),
+    hitId: `chat:${row.chatId}:${row.id}`,
+    at: row.createdAt * 1000,
+    conversation: `chat:${row.chatId}`,
+    appId: row.appId,
+    chatId: row.chatId,
+    role: row.role,
+    title: row.title ?? "",
+    body: projection.text,
+    compaction: row.isCompactionSummary ? 1 : 0,
+    truncated: projection.truncated ? 1 : 0,
+    version: PROJECTION_VERSION,
+  });
+  return true;
+}
+
+/**
+ * One bounded drain step over the dirty queues, in one transaction: dirty chats expand into
+ * their messages; then up to maxRows dirty messages (and at most maxBytes of content, but
+ * always at least one) are re-read joined to their chat, projected and written.
+ */
+export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BATCH): ChatBatchResult {
+  return db.transaction((): ChatBatchResult => {
+    const chats = statement(db, "SELECT chat_id AS id FROM recall_dirty_chats LIMIT 16").all() as {
+      id: number;
+    }[];
+    for (const chat of chats) {
+      statement(
+        db,
+        "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages WHERE chat_id = ?",
+      ).run(chat.id);
+      statement(db, "DELETE FROM recall_dirty_chats WHERE chat_id = ?").run(chat.id);
+    }
+    const queued = (
+      statement(db, "SELECT message_id AS id FROM recall_dirty_messages ORDER BY message_id LIMIT ?").all(
+        limits.maxRows,
+      ) as { id: number }[]
+    ).map((r) => r.id);
+
+    const sizes = new Map(sizesOf(db, queued).map((s) => [s.id, s.bytes]));
+    const take: number[] = [];
+    let bytes = 0;
+    for (const id of queued) {
+      const size = sizes.get(id) ?? 0;
+      if (take.length > 0 && bytes + size > limits.maxBytes) break;
+      take.push(id);
+      bytes += size;
+    }
+    const rows = messagesByIds(db, take);
+    const present = new Set(rows.map((r) => r.id));
+    let indexed = 0;
+    let removed = 0;
+    for (const row of rows) {
+      if (writeMessage(db, row)) indexed++;
+      else removed++;
+    }
+    const clear = statement(db, "DELETE FROM recall_dirty_messages WHERE message_id = ?");
+    const drop = statement(db, "DELETE FROM recall_documents WHERE id = ?");
+    for (const id of take) {
+      if (!present.has(id)) {
+        drop.run(id);
+        removed++;
+      }
+      clear.run(id);
+    }
+    const more =
+      statement(db, "SELECT 1 FROM recall_dirty_messages LIMIT 1").get() !== undefined ||
+      statement(db, "SELECT 1 FROM recall_dirty_chats LIMIT 1").get() !== undefined;
+    return { indexed, removed, bytes, more };
+  })();
+}
+
+/**
+ * Start-up repair: a projection-version change marks every message dirty (rebuilt in the
+ * background), and documents whose message is gone are removed.
+ */
+export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: number } {
+  return db.transaction(() => {
+    const recorded = statement(db, "SELECT value FROM recall_meta WHERE key = 'projection_version'").get() as
+      { value: string } | undefined;
+    const rebuild = recorded?.value !== String(PROJECTION_VERSION);
+    if (rebuild) {
+      statement(db, "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages").run();
+      statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('projection_version', ?)").run(
+        String(PROJECTION_VERSION),
+      );
+    }
+    const orphans = statement(
+      db,
+      "DELETE FROM recall_documents WHERE source = 'chat' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = recall_documents.id)",
+    ).run();
+    return { rebuild, orphansRemoved: orphans.changes };
+  })();
+}
+
+/** Whether any queued work concerns this app (excluding the caller's own chat). */
+export function hasPendingWork(db: Db, appId: number, excludeChatId: number | null): boolean {
+  const message = statement(
+    db,
+    `SELECT 1 FROM recall_dirty_messages q JOIN messages m ON m.id = q.message_id JOIN chats c ON c.id = m.chat_id
+     WHERE c.app_id = ? AND m.chat_id IS NOT ? LIMIT 1`,
+  ).get(appId, excludeChatId);
+  if (message) return true;
+  const chat = statement(
+    db,
+    `SELECT 1 FROM recall_dirty_chats q JOIN chats c ON c.id = q.chat_id WHERE c.app_id = ? AND c.id IS NOT ? LIMIT 1`,
+  ).get(appId, excludeChatId);
+  return chat !== undefined;
+}
+
+/** Rows still queued (for figures; a count, never content). */
+export function backlogSize(db: Db): number {
+  const row = statement(
+    db,
+    "SELECT (SELECT count(*) FROM recall_dirty_messages) + (SELECT count(*) FROM recall_dirty_chats) AS n",
+  ).get() as { n: number };
+  return row.n;
+}

@@ -1,0 +1,39 @@
+import type { DocumentKind } from "../core/kinds.js";
+
+/** Filters applied inside the ranked query (never after a top-N cut). */
+export interface DocumentFilters {
+  project?: string;
+  /** Session ids, already expanded from aliases. */
+  sessions?: string[];
+  job?: string;
+  agent?: string;
+  kind?: DocumentKind;
+  since?: number;
+  until?: number;
+  appId?: number;
+  excludeChatId?: number;
+  excludeSession?: string;
+}
+
+/** SQL conditions over alias `d` (recall_documents) and their parameters. */
+export function filterSql(filters: DocumentFilters): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...values: unknown[]) => {
+    where.push(sql);
+    params.push(...values);
+  };
+  if (filters.project !== undefined) add("d.project = ?", filters.project);
+  if (filters.sessions !== undefined) {
+    add(`d.session IN (${filters.sessions.map(() => "?").join(", ") || "NULL"})`, ...filters.sessions);
+  }
+  if (filters.job !== undefined) add("d.job = ?", filters.job);
+  if (filters.agent !== undefined) add("d.agent = ?", filters.agent);
+  if (filters.kind !== undefined) add("d.kind = ?", filters.kind);
+  if (filters.since !== undefined) add("d.at >= ?", filters.since);
+  if (filters.until !== undefined) add("d.at <= ?", filters.until);
+  if (filters.appId !== undefined) add("d.app_id = ?", filters.appId);
+  if (filters.excludeChatId !== undefined) add("d.chat_id IS NOT ?", filters.excludeChatId);
+  if (filters.excludeSession !== undefined) add("d.session IS NOT ?", filters.excludeSession);
+  return { where, params };
+}

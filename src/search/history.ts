@@ -1,0 +1,88 @@
+import type { Engine } from "../store/fts-probe.js";
+import type { Db } from "../store/open.js";
+import { searchFts5 } from "./engines/fts5.js";
+import { searchPlain } from "./engines/plain.js";
+import type { EngineSearch, RankedDocument } from "./engines/types.js";
+import type { DocumentFilters } from "./filters.js";
+import { navigationLink, sourceLink } from "./links.js";
+import { queryTokens } from "./query.js";
+import { boundSnippet } from "./snippet.js";
+
+/** search_history reads at most 32 tokens; later ones are ignored, not an error. */
+export const MAX_QUERY_TOKENS = 32;
+
+export interface HistoryHit {
+  id: string;
+  kind: string;
+  agent: string;
+  at: number;
+  snippet: string;
+  link: string;
+  sourceLink: string;
+  message: string | null;
+  job: string | null;
+  run: string | null;
+  session: string | null;
+  cursor: string | null;
+  conversation: string | null;
+  project: string | null;
+  /** Present (true) on hits found by the OR-relaxed pass after the strict AND pass. */
+  relaxed?: true;
+}
+
+export interface HistorySearchResult {
+  engine: Engine;
+  hits: HistoryHit[];
+}
+
+export function runEngine(db: Db, engine: Engine, request: EngineSearch): RankedDocument[] {
+  return engine === "fts5" ? searchFts5(db, request) : searchPlain(db, request);
+}
+
+function toHit(doc: RankedDocument, relaxed: boolean): HistoryHit {
+  const hit: HistoryHit = {
+    id: doc.hitId,
+    kind: doc.kind,
+    agent: doc.agent,
+    at: doc.at,
+    snippet: boundSnippet(doc.snippet),
+    link: navigationLink({ ...doc, id: doc.hitId }),
+    sourceLink: sourceLink(doc.hitId),
+    message: doc.message,
+    job: doc.job,
+    run: doc.run,
+    session: doc.session,
+    cursor: doc.cursor,
+    conversation: doc.conversation,
+    project: doc.project,
+  };
+  if (relaxed) hit.relaxed = true;
+  return hit;
+}
+
+/**
+ * Strict AND over the query's tokens first; when that yields fewer than `limit` hits, OR-relaxed
+ * hits follow, each marked relaxed, so natural-language questions still find something.
+ */
+export function searchHistory(
+  db: Db,
+  engine: Engine,
+  query: string,
+  filters: DocumentFilters,
+  limit: number,
+): HistorySearchResult {
+  const tokens = queryTokens(query, MAX_QUERY_TOKENS);
+  const strict = runEngine(db, engine, { tokens, match: "all", filters, limit });
+  const hits = strict.map((d) => toHit(d, false));
+  if (hits.length < limit && tokens.length > 1) {
+    const relaxed = runEngine(db, engine, {
+      tokens,
+      match: "any",
+      filters,
+      limit: limit - hits.length,
+      excludeIds: strict.map((d) => d.id),
+    });
+    hits.push(...relaxed.map((d) => toHit(d, true)));
+  }
+  return { engine, hits };
+}

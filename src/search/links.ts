@@ -1,0 +1,36 @@
+/** Navigation links of the history spec; every link is a local URL on the dashboard server. */
+export interface LinkFields {
+  id: string;
+  kind: string;
+  agent: string;
+  session: string | null;
+  cursor: string | null;
+  run: string | null;
+  message: string | null;
+  conversation: string | null;
+}
+
+const q = encodeURIComponent;
+
+export function sourceLink(id: string): string {
+  return `/api/history/${q(id)}`;
+}
+
+export function navigationLink(hit: LinkFields): string {
+  switch (hit.kind) {
+    case "run": {
+      const base = (hit.run ?? "").replace(/\.log$/, "");
+      return `/api/runs/${q(base)}?from=${q(hit.cursor ?? "0")}`;
+    }
+    case "decision": {
+      const topic = hit.id.replace(/^decision:/, "").replace(/@[^@]*$/, "");
+      return `/api/decisions/${q(topic)}/history`;
+    }
+    case "transcript":
+      return `/?session=${q(hit.session ?? "")}&agent=${q(hit.agent)}&from=${q(hit.cursor ?? "")}`;
+    case "chat":
+      return `/?conversation=${q(hit.conversation ?? "")}&record=${q(hit.id)}`;
+    default:
+      return `/?message=${q(hit.message ?? hit.id)}`;
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * Common English function words dropped from OR queries when other terms remain. A
+ * stopword-only query keeps its words, so a non-empty query never becomes an empty search.
+ */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  `a about above after again against all am an and any are as at be because been before being below between
+  both but by can could did do does doing down during each few for from further had has have having he her here
+  hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
+  off on once only or other our ours ourselves out over own same she should so some such than that the their
+  theirs them themselves then there these they this those through to too under until up very was we were what
+  when where which while who whom why will with would you your yours yourself yourselves did didn't does doesn't
+  we've i'm it's that's what's let's`
+    .split(/\s+/)
+    .filter(Boolean),
+);

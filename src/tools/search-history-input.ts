@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { AgentName } from "../core/kinds.js";
+import { queryTokens } from "../search/query.js";
+
+/** Epoch milliseconds, or ISO 8601 with an explicit timezone (Z or ±hh:mm). */
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+export const TimeBound = z.union([z.number().int().nonnegative(), z.string()]).transform((value, ctx) => {
+  if (typeof value === "number") return value;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  if (!ISO_WITH_ZONE.test(trimmed)) {
+    ctx.addIssue({ code: "custom", message: "must be epoch milliseconds or ISO 8601 with a timezone" });
+    return z.NEVER;
+  }
+  const ms = Date.parse(trimmed);
+  if (Number.isNaN(ms)) {
+    ctx.addIssue({ code: "custom", message: "is not a valid date" });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** search_history's exact input (history-search-spec "Exact MCP contract"). */
+export const SearchHistoryInput = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1000)
+      .refine((q) => queryTokens(q, 1).length > 0, { message: "must contain at least one word or number" }),
+    filters: z
+      .object({
+        project: z.string().min(1).optional(),
+        session: z.string().min(1).optional(),
+        job: z.string().min(1).optional(),
+        agent: AgentName.optional(),
+        kind: z
+          .enum(["message", "run", "decision", "transcript", "approval", "progress", "report", "chat"])
+          .optional(),
+        since: TimeBound.optional(),
+        until: TimeBound.optional(),
+      })
+      .strict()
+      .optional()
+      .refine((f) => f?.since === undefined || f.until === undefined || f.since <= f.until, {
+        message: "since must not be after until",
+        path: ["since"],
+      }),
+    limit: z.number().int().min(1).max(50).default(10),
+    answer: z.boolean().default(false),
+  })
+  .strict();
+
+export type SearchHistoryInput = z.infer<typeof SearchHistoryInput>;

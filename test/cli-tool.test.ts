@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDemoCorpus, type DemoManifest } from "../src/demo/index.js";
+import { runCli } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
+
+let manifest: DemoManifest;
+let cleanup = () => {};
+
+beforeAll(async () => {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  manifest = await generateDemoCorpus({ root: t.dir, seed: 3, messages: 800 });
+});
+afterAll(() => cleanup());
+
+const tool = (name: string, args: unknown, extra: string[] = []) =>
+  runCli(["tool", name, "--db", manifest.paths.dyadDb, ...extra, "--args", JSON.stringify(args)]);
+
+describe("recall tool (acting as the host)", () => {
+  it("search_chats finds a planted Dyad needle and read_chat reads around it", () => {
+    const needle = manifest.needles.find((n) => n.source === "dyad")!;
+    const appId = String(needle.ref.appId);
+    const found = tool("search_chats", { query: needle.query }, ["--app", appId]);
+    expect(found.status, found.stderr).toBe(0);
+    const out = JSON.parse(found.stdout);
+    expect(out.archival_content).toBe(true);
+    const hit = out.results.find((r: { chat_id: number }) => r.chat_id === needle.ref.chatId);
+    expect(hit, JSON.stringify(out).slice(0, 500)).toBeDefined();
+    const messageId = hit.matches[0].message_id;
+
+    const read = tool("read_chat", { chat_id: needle.ref.chatId, around_message_id: messageId }, [
+      "--app",
+      appId,
+    ]);
+    expect(read.status, read.stderr).toBe(0);
+    const page = JSON.parse(read.stdout);
+    expect(page.messages.map((m: { message_id: number }) => m.message_id)).toContain(messageId);
+    // Canaries live only in payloads the projection drops.
+    for (const canary of manifest.canaries) {
+      expect(found.stdout).not.toContain(canary);
+      expect(read.stdout).not.toContain(canary);
+    }
+  });
+
+  it("prints a tool error as JSON on stdout with exit 3", () => {
+    const missing = tool("read_chat", { chat_id: 99_999_999 }, ["--app", "1"]);
+    expect(missing.status).toBe(3);
+    expect(JSON.parse(missing.stdout)).toEqual({
+      error: { kind: "NotFound", message: "chat or message not found" },
+    });
+    const invalid = tool("search_chats", { query: "   " }, ["--app", "1"]);
+    expect(invalid.status).toBe(3);
+    expect(JSON.parse(invalid.stdout).error.kind).toBe("Validation");
+    expect(JSON.parse(invalid.stdout).error.message).toMatch(/^query: /);
+  });
+
+  it("treats CLI misuse as a usage error (exit 2, one line)", () => {
+    for (const args of [
+      ["tool", "search_chats", "--app", "1"],
+      ["tool", "search_chats", "--db", manifest.paths.dyadDb],
+      ["tool", "nope", "--db", manifest.paths.dyadDb, "--app", "1"],
+      ["tool", "search_chats", "--db", manifest.paths.dyadDb, "--app", "1", "--args", "{bad json"],
+    ]) {
+      const r = runCli(args);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stdout).toBe("");
+    }
+  });
+});
