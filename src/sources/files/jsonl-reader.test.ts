@@ -40,7 +40,7 @@ describe("bounded JSONL reader", () => {
     expect(bounded.lines.length).toBeLessThan(20_001);
     let offset = bounded.nextOffset;
     let count = bounded.lines.length;
-    while (offset < all.size) {
+    while (offset < all.size!) {
       const r = readJsonl(f, { offset, maxBytes: 64 * 1024 });
       count += r.lines.length;
       offset = r.nextOffset;

@@ -1,0 +1,232 @@
+import { performance } from "node:perf_hooks";
+import type { Clock } from "../core/clock.js";
+import type { Db } from "../store/open.js";
+import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
+import { indexView } from "./checkpoints.js";
+import { ingestBatch } from "./ingest.js";
+
+/**
+ * Per-batch bounds shared by the background worker and a foreground backfill: records, bytes
+ * and milliseconds per batch, and the spec's per-tick discovery bounds (32 filesystem entries,
+ * 32 opencode session rows, 2 registered files polled).
+ */
+export const BATCH_LIMITS = {
+  maxRecords: 1000,
+  maxBytes: 2 * 1024 * 1024,
+  maxMillis: 250,
+  maxEntries: 32,
+  maxSessionRows: 32,
+  maxFiles: 2,
+} as const;
+
+/** The worker's cadence: idle ticks every 2 s, backlog ticks every 100 ms. */
+export const TICK_CADENCE = { idleMs: 2000, backlogMs: 100 } as const;
+
+export type BatchLimits = { [K in keyof typeof BATCH_LIMITS]: number };
+
+export interface TickOptions {
+  /** A foreground backfill: sources skip cadence throttles other than new-file discovery. */
+  thorough?: boolean;
+  projectionVersion: number;
+  clock: Clock;
+  /** config retention.rawMaxBytesPerSource. */
+  rawMaxBytesPerSource?: number | null;
+  limits?: Partial<BatchLimits>;
+}
+
+export interface SourceTick {
+  source: string;
+  records: number;
+  documents: number;
+  idle: boolean;
+  progress: SourceProgress | null;
+  counters: SourceCounters;
+  rawBytes: number;
+  ms: number;
+}
+
+/** One tick: one bounded batch from every source, each committed in its own transaction. */
+export function runTick(db: Db, sources: readonly Source[], options: TickOptions): SourceTick[] {
+  const view = indexView(db);
+  const limits = { ...BATCH_LIMITS, ...options.limits };
+  const out: SourceTick[] = [];
+  for (const source of sources) {
+    const started = performance.now();
+    const budget: Budget = {
+      maxRecords: limits.maxRecords,
+      maxBytes: limits.maxBytes,
+      maxEntries: limits.maxEntries,
+      maxSessionRows: limits.maxSessionRows,
+      maxFiles: limits.maxFiles,
+      now: options.clock.now(),
+      expired: () => performance.now() - started > limits.maxMillis,
+      thorough: options.thorough ?? false,
+    };
+    const batch = source.nextBatch(view, budget);
+    const ingested = ingestBatch(db, batch, {
+      source: source.name,
+      projectionVersion: options.projectionVersion,
+      now: options.clock.now(),
+      rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
+    });
+    out.push({
+      source: source.name,
+      records: ingested.records,
+      documents: ingested.documents,
+      idle: batch.idle,
+      progress: batch.progress,
+      counters: batch.counters,
+      rawBytes: ingested.rawBytes,
+      ms: performance.now() - started,
+    });
+  }
+  return out;
+}
+
+export interface BackfillProgress {
+  source: string;
+  /** Records written for this source so far. */
+  records: number;
+  batches: number;
+  /** Records written for every source so far. */
+  totalRecords: number;
+  /** Bytes (or rows) read so far, and what the sources know is still waiting. */
+  doneBytes: number;
+  backlogBytes: number;
+}
+
+export interface SourceSummary {
+  records: number;
+  documents: number;
+  batches: number;
+  files: number;
+  counters: SourceCounters;
+  rawBytes: number;
+}
+
+export interface BackfillResult {
+  records: number;
+  batches: number;
+  ticks: number;
+  longestBatchMs: number;
+  counters: SourceCounters;
+  sources: Record<string, SourceSummary>;
+}
+
+export interface BackfillOptions extends TickOptions {
+  onProgress?: (p: BackfillProgress) => void;
+  /** Stop early (Ctrl-C, a test's cap). */
+  shouldStop?: () => boolean;
+  /**
+   * Consecutive ticks committed together, up to this many records or milliseconds (default
+   * 5000 records / 500 ms; 0 commits every batch on its own, as the background worker does).
+   * Each tick keeps its bounds; a first backfill of thousands of small files then pays for
+   * one commit per group instead of one per two-file batch.
+   */
+  group?: { records: number; millis: number };
+  /**
+   * A safety valve: stop once every source has reported idle continuously for this long even
+   * if one never completes a clean polling sweep (default 30 s).
+   */
+  maxIdleMillis?: number;
+}
+
+export const BACKFILL_GROUP = { records: 5000, millis: 500 } as const;
+
+/**
+ * Runs the same bounded ticks as the background worker back to back, without the idle sleep,
+ * until every source reports idle in one tick (discovery done, nothing waiting, a complete
+ * polling sweep found nothing): the first backfill of `recall index` and `npm start`.
+ */
+export function backfill(db: Db, sources: readonly Source[], options: BackfillOptions): BackfillResult {
+  const result: BackfillResult = {
+    records: 0,
+    batches: 0,
+    ticks: 0,
+    longestBatchMs: 0,
+    counters: { oversized: 0, malformed: 0, skipped: 0 },
+    sources: {},
+  };
+  for (const source of sources) {
+    result.sources[source.name] = {
+      records: 0,
+      documents: 0,
+      batches: 0,
+      files: 0,
+      counters: { oversized: 0, malformed: 0, skipped: 0 },
+      rawBytes: 0,
+    };
+  }
+  const done = new Map<string, number>();
+  const backlog = new Map<string, number>();
+  const group = options.group ?? BACKFILL_GROUP;
+  /** Clean polling sweeps each source had completed when this backfill started. */
+  const sweepsAtStart = new Map<string, number>();
+  let finished = false;
+  let idleSince: number | null = null;
+  const maxIdle = options.maxIdleMillis ?? 30_000;
+  const oneTick = (): void => {
+    const ticks = runTick(db, sources, { ...options, thorough: true });
+    result.ticks += 1;
+    let idle = true;
+    for (const tick of ticks) {
+      const summary = result.sources[tick.source]!;
+      summary.records += tick.records;
+      summary.documents += tick.documents;
+      summary.batches += 1;
+      summary.rawBytes += tick.rawBytes;
+      summary.files = tick.progress?.filesKnown ?? summary.files;
+      for (const key of ["oversized", "malformed", "skipped"] as const) {
+        summary.counters[key] += tick.counters[key];
+        result.counters[key] += tick.counters[key];
+      }
+      result.records += tick.records;
+      result.batches += 1;
+      result.longestBatchMs = Math.max(result.longestBatchMs, tick.ms);
+      done.set(tick.source, tick.progress?.doneBytes ?? 0);
+      backlog.set(tick.source, tick.progress?.backlogBytes ?? 0);
+      const sweeps = tick.progress?.cleanSweeps ?? 0;
+      if (!sweepsAtStart.has(tick.source)) sweepsAtStart.set(tick.source, sweeps);
+      if (!tick.idle || (tick.progress !== null && sweeps <= sweepsAtStart.get(tick.source)!)) idle = false;
+      options.onProgress?.({
+        source: tick.source,
+        records: summary.records,
+        batches: summary.batches,
+        totalRecords: result.records,
+        doneBytes: sum(done),
+        backlogBytes: sum(backlog),
+      });
+    }
+    if (idle) finished = true;
+    const allIdle = ticks.every((t) => t.idle);
+    if (!allIdle) idleSince = null;
+    else if (idleSince === null) idleSince = performance.now();
+    else if (performance.now() - idleSince > maxIdle) finished = true;
+  };
+  while (!finished && !options.shouldStop?.()) {
+    if (group.records <= 0) {
+      oneTick();
+      continue;
+    }
+    // Ticks grouped in one transaction: each batch's ingest is a savepoint inside it, and the
+    // sources read the group's uncommitted checkpoints through this same connection.
+    const started = performance.now();
+    const before = result.records;
+    db.transaction(() => {
+      do oneTick();
+      while (
+        !finished &&
+        result.records - before < group.records &&
+        performance.now() - started < group.millis &&
+        !options.shouldStop?.()
+      );
+    })();
+  }
+  return result;
+}
+
+function sum(map: Map<string, number>): number {
+  let n = 0;
+  for (const v of map.values()) n += v;
+  return n;
+}

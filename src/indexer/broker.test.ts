@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../test/helpers/tmp.js";
+import { askBroker, electBroker, type BrokerHandle } from "./broker.js";
+
+describe("broker election", () => {
+  const handles: BrokerHandle[] = [];
+  let cleanup = () => {};
+  afterEach(async () => {
+    for (const h of handles.splice(0)) await h.close();
+    cleanup();
+  });
+
+  it("elects exactly one of several contenders and hands over when it closes", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const elected: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      handles.push(
+        electBroker({
+          home: t.dir,
+          retryMs: 50,
+          onElected: () => {
+            elected.push(i);
+          },
+          onRequest: async (r) => ({ echo: r.command, by: i }),
+        }),
+      );
+    }
+    await Promise.race(handles.map((h) => h.elected()));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(handles.filter((h) => h.isBroker)).toHaveLength(1);
+    const first = handles.findIndex((h) => h.isBroker);
+    expect(await askBroker(t.dir, { command: "ping" })).toEqual({ echo: "ping", by: first });
+
+    await handles[first]!.close();
+    const rest = handles.filter((_, i) => i !== first);
+    await Promise.race(rest.map((h) => h.elected()));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rest.filter((h) => h.isBroker)).toHaveLength(1);
+    expect(elected).toHaveLength(2);
+  });
+
+  it("rejects requests without the token", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const h = electBroker({ home: t.dir, onElected: () => {}, onRequest: async () => "secret" });
+    handles.push(h);
+    await h.elected();
+    writeFileSync(path.join(t.dir, "broker.token"), "wrong");
+    await expect(askBroker(t.dir, { command: "ping" })).rejects.toThrow("forbidden");
+  });
+
+  it("takes over from a killed broker process (stale socket)", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const script = `
+      import { electBroker } from ${JSON.stringify(new URL("./broker.ts", import.meta.url).pathname.replace(/\.ts$/, ".js").replace("/src/", "/dist/"))};
+      electBroker({ home: ${JSON.stringify(t.dir)}, onElected: () => console.log("elected") });
+      setInterval(() => {}, 1000);`;
+    const child: ChildProcess = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve) =>
+      child.stdout!.on("data", (d: Buffer) => d.toString().includes("elected") && resolve()),
+    );
+    const follower = electBroker({ home: t.dir, retryMs: 50, onElected: () => {} });
+    handles.push(follower);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(follower.isBroker).toBe(false);
+    child.kill("SIGKILL");
+    await follower.elected();
+    expect(follower.isBroker).toBe(true);
+  });
+});

@@ -1,0 +1,246 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+/**
+ * Broker election. Exactly one recall process writes the index: the one that holds an
+ * exclusive listen on RECALL_HOME/broker.sock (Node 20 has no flock; a Unix socket can be
+ * listened on by one process only). The same socket is the authenticated local channel other
+ * processes use to ask the broker for work (e.g. reindex): every request carries the token
+ * from RECALL_HOME/broker.token, a 0600 file only this user can read.
+ */
+export const SOCKET_FILE = "broker.sock";
+export const TOKEN_FILE = "broker.token";
+
+export interface BrokerRequest {
+  command: string;
+  args?: Record<string, unknown>;
+}
+
+export type RequestHandler = (request: BrokerRequest) => Promise<unknown>;
+
+export interface BrokerHandle {
+  /** True while this process is the broker. */
+  readonly isBroker: boolean;
+  /** Resolves when this process becomes the broker (immediately if it already is). */
+  elected(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ElectionOptions {
+  home: string;
+  /** Runs once this process wins; the returned function stops the work when the broker closes. */
+  onElected: () => (() => Promise<void>) | void;
+  onRequest?: RequestHandler;
+  /** How often a follower retries to take over (default 1 s). */
+  retryMs?: number;
+}
+
+function brokerToken(home: string): string {
+  const file = path.join(home, TOKEN_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(home, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600, flag: "wx" });
+    } catch {
+      // Another process created it first; read theirs.
+    }
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, "utf8").trim();
+}
+
+const TAKEOVER_FILE = "broker.takeover";
+/** A takeover lock older than this was left by a process that died mid-takeover. */
+const STALE_TAKEOVER_MS = 10_000;
+
+function takeTakeoverLock(home: string): boolean {
+  const file = path.join(home, TAKEOVER_FILE);
+  try {
+    writeFileSync(file, String(process.pid), { flag: "wx" });
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(file).mtimeMs > STALE_TAKEOVER_MS) rmSync(file, { force: true });
+    } catch {
+      // Gone already.
+    }
+    return false;
+  }
+}
+
+function releaseTakeoverLock(home: string): void {
+  rmSync(path.join(home, TAKEOVER_FILE), { force: true });
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Is someone answering on the socket? A socket file nobody listens on is stale. */
+function socketAlive(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+}
+
+function tryListen(server: net.Server, socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onError = () => {
+      server.removeListener("listening", onListening);
+      resolve(false);
+    };
+    const onListening = () => {
+      server.removeListener("error", onError);
+      resolve(true);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(socketPath);
+  });
+}
+
+export function electBroker(options: ElectionOptions): BrokerHandle {
+  mkdirSync(options.home, { recursive: true });
+  const socketPath = path.join(options.home, SOCKET_FILE);
+  const token = brokerToken(options.home);
+  let server: net.Server | null = null;
+  let stopWork: (() => Promise<void>) | void;
+  let isBroker = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+  let wake: (() => void)[] = [];
+
+  const handleConnection = (socket: net.Socket) => {
+    let buffer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      if (buffer.length > 1 << 20) return socket.destroy();
+      const newline = buffer.indexOf("\n");
+      if (newline === -1) return;
+      const line = buffer.slice(0, newline);
+      buffer = "";
+      let message: { token?: unknown; request?: BrokerRequest };
+      try {
+        message = JSON.parse(line) as typeof message;
+      } catch {
+        return socket.end(`${JSON.stringify({ error: "malformed request" })}\n`);
+      }
+      if (typeof message.token !== "string" || !sameToken(message.token, token)) {
+        return socket.end(`${JSON.stringify({ error: "forbidden" })}\n`);
+      }
+      const handler = options.onRequest;
+      if (!handler || !message.request) return socket.end(`${JSON.stringify({ error: "no handler" })}\n`);
+      handler(message.request).then(
+        (result) => socket.end(`${JSON.stringify({ result })}\n`),
+        (error: unknown) => socket.end(`${JSON.stringify({ error: (error as Error).message })}\n`),
+      );
+    });
+    socket.on("error", () => socket.destroy());
+  };
+
+  const attempt = async (): Promise<void> => {
+    if (closed || isBroker) return;
+    const candidate = net.createServer(handleConnection);
+    if (!(await tryListen(candidate, socketPath))) {
+      // Someone holds it, or a crashed broker left a stale socket file behind.
+      if (!(await socketAlive(socketPath)) && takeTakeoverLock(options.home)) {
+        // Only the holder of the takeover lock may remove the stale socket, so two followers
+        // never both unlink and listen (which would leave two brokers).
+        try {
+          if (!(await socketAlive(socketPath))) {
+            rmSync(socketPath, { force: true });
+            if (await tryListen(candidate, socketPath)) return won(candidate);
+          }
+        } finally {
+          releaseTakeoverLock(options.home);
+        }
+      }
+      candidate.close();
+      schedule();
+      return;
+    }
+    won(candidate);
+  };
+
+  const won = (candidate: net.Server) => {
+    if (closed) {
+      candidate.close();
+      return;
+    }
+    server = candidate;
+    chmodSync(socketPath, 0o600);
+    isBroker = true;
+    stopWork = options.onElected();
+    for (const w of wake) w();
+    wake = [];
+  };
+
+  const schedule = () => {
+    if (closed) return;
+    timer = setTimeout(() => void attempt(), options.retryMs ?? 1000);
+  };
+
+  void attempt();
+
+  return {
+    get isBroker() {
+      return isBroker;
+    },
+    elected() {
+      return isBroker ? Promise.resolve() : new Promise((resolve) => wake.push(resolve));
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      if (stopWork) await stopWork();
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+        server = null;
+      }
+      isBroker = false;
+    },
+  };
+}
+
+/** Sends one authenticated request to the running broker; null when no broker is running. */
+export function askBroker(home: string, request: BrokerRequest, timeoutMs = 60_000): Promise<unknown> {
+  const socketPath = path.join(home, SOCKET_FILE);
+  if (!existsSync(socketPath) || !existsSync(path.join(home, TOKEN_FILE))) return Promise.resolve(null);
+  const token = readFileSync(path.join(home, TOKEN_FILE), "utf8").trim();
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    let reply = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error("the broker did not answer in time"));
+    }, timeoutMs);
+    socket.setEncoding("utf8");
+    socket.once("connect", () => socket.write(`${JSON.stringify({ token, request })}\n`));
+    socket.on("data", (chunk: string) => (reply += chunk));
+    socket.once("error", () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+    socket.once("end", () => {
+      clearTimeout(timer);
+      try {
+        const parsed = JSON.parse(reply) as { result?: unknown; error?: string };
+        if (parsed.error) reject(new Error(parsed.error));
+        else resolve(parsed.result ?? null);
+      } catch {
+        reject(new Error("the broker sent a malformed reply"));
+      }
+    });
+  });
+}

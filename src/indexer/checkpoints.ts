@@ -1,0 +1,104 @@
+import { inflateRawSync } from "node:zlib";
+import type { Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
+import type { CheckpointReader, IndexView, RetainedExtent, SourceCheckpoint } from "../sources/types.js";
+
+const GET = `SELECT source, key, offset, size, mtime, head_hash AS headHash, state
+  FROM recall_checkpoints WHERE source = ? AND key = ?`;
+const KEYS = "SELECT key FROM recall_checkpoints WHERE source = ? ORDER BY key";
+const FILES = "SELECT DISTINCT file FROM recall_raw_chunks WHERE source = ?";
+const NEWEST_EPOCH = "SELECT max(epoch) AS epoch FROM recall_raw_chunks WHERE source = ? AND file = ?";
+const EXTENT = `SELECT max(offset + length) AS end, min(offset) AS start, min(conversation) AS conversation
+  FROM recall_raw_chunks WHERE source = ? AND file = ? AND epoch = ?`;
+/** Chunks overlapping [position, position + length), in order. */
+const CHUNKS = `SELECT offset, length, data FROM recall_raw_chunks
+  WHERE source = @source AND file = @file AND epoch = @epoch AND offset < @end AND offset + length > @position
+    AND offset >= @position - @maxChunk
+  ORDER BY offset LIMIT 8`;
+const MAX_CHUNK =
+  "SELECT max(length) AS n FROM recall_raw_chunks WHERE source = ? AND file = ? AND epoch = ?";
+
+/** The committed checkpoints and retained bytes, as sources see them (read-only). */
+export function indexView(db: Db): IndexView {
+  const maxChunkCache = new Map<string, number>();
+  const maxChunk = (source: string, file: string, epoch: number): number => {
+    const key = `${source}\u0000${file}\u0000${epoch}`;
+    let n = maxChunkCache.get(key);
+    if (n === undefined) {
+      n = (statement(db, MAX_CHUNK).get(source, file, epoch) as { n: number | null }).n ?? 0;
+      maxChunkCache.set(key, n);
+    }
+    return n;
+  };
+
+  const readRetained = (
+    source: string,
+    file: string,
+    epoch: number,
+    position: number,
+    length: number,
+  ): Buffer => {
+    const rows = statement(db, CHUNKS).all({
+      source,
+      file,
+      epoch,
+      position,
+      end: position + length,
+      maxChunk: maxChunk(source, file, epoch),
+    }) as { offset: number; length: number; data: Buffer }[];
+    const parts: Buffer[] = [];
+    let at = position;
+    for (const row of rows) {
+      if (row.offset > at) break; // a gap (pruned): stop at it
+      const bytes = inflateRawSync(row.data);
+      const from = at - row.offset;
+      const take = Math.min(bytes.length - from, position + length - at);
+      if (take <= 0) continue;
+      parts.push(bytes.subarray(from, from + take));
+      at += take;
+      if (at >= position + length) break;
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  };
+
+  return {
+    checkpoint(source, key) {
+      return statement(db, GET).get(source, key) as SourceCheckpoint | undefined;
+    },
+    checkpointKeys(source) {
+      return (statement(db, KEYS).all(source) as { key: string }[]).map((r) => r.key);
+    },
+    retainedFiles(source) {
+      return (statement(db, FILES).all(source) as { file: string }[]).map((r) => r.file);
+    },
+    retainedExtent(source, file, headBytes): RetainedExtent | null {
+      const newest = (statement(db, NEWEST_EPOCH).get(source, file) as { epoch: number | null }).epoch;
+      if (newest === null) return null;
+      const extent = statement(db, EXTENT).get(source, file, newest) as {
+        end: number | null;
+        start: number | null;
+        conversation: string | null;
+      };
+      if (extent.end === null) return null;
+      maxChunkCache.delete(`${source}\u0000${file}\u0000${newest}`);
+      const head =
+        extent.start === 0 && headBytes > 0
+          ? readRetained(source, file, newest, 0, headBytes)
+          : Buffer.alloc(0);
+      return {
+        epoch: newest,
+        start: extent.start ?? 0,
+        end: extent.end,
+        head,
+        conversation: extent.conversation,
+      };
+    },
+    readRetained,
+  };
+}
+
+/** @deprecated kept for callers of the first draft: checkpoints only. */
+export function checkpointReader(db: Db): CheckpointReader {
+  const view = indexView(db);
+  return { checkpoint: view.checkpoint, checkpointKeys: view.checkpointKeys };
+}

@@ -1,0 +1,74 @@
+import { inflateRawSync } from "node:zlib";
+import type { Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
+
+/** One retained file of a conversation, as export writes it. */
+export interface ExportedFile {
+  source: string;
+  file: string;
+  epoch: number;
+  bytes: number;
+  /** False when a gap (chunks pruned by the retention bound) interrupts the file. */
+  complete: boolean;
+}
+
+const FILES = `SELECT source, file, max(epoch) AS epoch, min(id) AS first FROM recall_raw_chunks
+  WHERE conversation = ? GROUP BY source, file ORDER BY first`;
+const CHUNKS = `SELECT offset, length, data, unit FROM recall_raw_chunks
+  WHERE source = ? AND file = ? AND epoch = ? AND conversation = ? ORDER BY offset, id`;
+
+/**
+ * Writes a conversation's retained raw bytes back verbatim: for each file it was read from
+ * (in the order they were first retained), the newest epoch's chunks in offset order. A JSONL
+ * transcript the CLI deleted comes back byte for byte; opencode rows come back as the JSON
+ * lines they were retained as. Chunks are inflated one at a time, so memory stays bounded.
+ */
+export function exportConversation(
+  db: Db,
+  conversation: string,
+  write: (bytes: Buffer) => void,
+): ExportedFile[] {
+  const files = statement(db, FILES).all(conversation) as { source: string; file: string; epoch: number }[];
+  const out: ExportedFile[] = [];
+  for (const f of files) {
+    let position: number | null = null;
+    let complete = true;
+    let bytes = 0;
+    for (const chunk of statement(db, CHUNKS).iterate(f.source, f.file, f.epoch, conversation) as Iterable<{
+      offset: number;
+      length: number;
+      data: Buffer;
+      unit: string;
+    }>) {
+      let data = inflateRawSync(chunk.data);
+      if (chunk.unit === "row") {
+        write(data);
+        bytes += data.length;
+        continue;
+      }
+      if (position !== null && chunk.offset < position) {
+        // Overlap (a chunk retained twice): skip what was already written.
+        const skip = position - chunk.offset;
+        if (skip >= data.length) continue;
+        data = data.subarray(skip);
+      } else if (position !== null && chunk.offset > position) {
+        complete = false;
+      } else if (position === null && chunk.offset > 0) {
+        complete = false;
+      }
+      write(data);
+      bytes += data.length;
+      position = Math.max(position ?? 0, chunk.offset + chunk.length);
+    }
+    out.push({ source: f.source, file: f.file, epoch: f.epoch, bytes, complete });
+  }
+  return out;
+}
+
+/** Whether any raw bytes are retained for a conversation. */
+export function hasRetained(db: Db, conversation: string): boolean {
+  return (
+    statement(db, "SELECT 1 FROM recall_raw_chunks WHERE conversation = ? LIMIT 1").get(conversation) !==
+    undefined
+  );
+}

@@ -1,0 +1,142 @@
+import path from "node:path";
+import type { Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
+import { sessionsForAlias } from "./aliases.js";
+
+/** What a person asks recall to forget. */
+export type ForgetScope = { session: string } | { project: string } | { since: number; until: number };
+
+export interface ForgetResult {
+  sessions: string[];
+  conversations: number;
+  documents: number;
+  records: number;
+  rawChunks: number;
+  rawBytes: number;
+  tombstones: number;
+}
+
+const CONVERSATIONS_OF_SESSIONS = `SELECT id FROM recall_conversations
+  WHERE session IN (SELECT value FROM json_each(@sessions)) OR id IN (SELECT value FROM json_each(@sessions))`;
+const CONVERSATIONS_OF_PROJECT = `SELECT id FROM recall_conversations WHERE project = ?`;
+const ALL_CONVERSATIONS = `(SELECT value FROM json_each(@conversations))`;
+
+const RAW_BY_SOURCE = `SELECT source, count(*) AS chunks, coalesce(sum(length), 0) AS bytes,
+  coalesce(sum(stored), 0) AS stored FROM recall_raw_chunks WHERE %WHERE% GROUP BY source`;
+const UNCOUNT_RAW = `UPDATE recall_source_stats SET raw_chunks = max(0, raw_chunks - @chunks),
+  raw_bytes = max(0, raw_bytes - @bytes), raw_stored = max(0, raw_stored - @stored) WHERE source = @source`;
+const TOMBSTONE = `INSERT INTO recall_tombstones (scope, value, since, until, created_at) VALUES (?, ?, ?, ?, ?)`;
+
+/**
+ * Deletes history on purpose: index documents, retained records, raw chunks (and, for a
+ * session or project, the conversations and their aliases), then leaves a tombstone so a
+ * later scan or rebuild does not bring them back (sources are re-read from their checkpoints,
+ * and tombstoned records and chunks are dropped at ingest). A session may be given by any of
+ * its aliases; forgetting a session also forgets its subagent conversations. A project is its
+ * canonical path. A time range (inclusive, epoch ms) removes the records inside it from every
+ * retained conversation, and the raw chunks holding any of them.
+ */
+export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
+  const result: ForgetResult = {
+    sessions: [],
+    conversations: 0,
+    documents: 0,
+    records: 0,
+    rawChunks: 0,
+    rawBytes: 0,
+    tombstones: 0,
+  };
+  db.transaction(() => {
+    if ("since" in scope) {
+      const range = { since: scope.since, until: scope.until };
+      result.documents = db
+        .prepare(
+          `DELETE FROM recall_documents WHERE at BETWEEN @since AND @until
+             AND conversation IN (SELECT id FROM recall_conversations)`,
+        )
+        .run(range).changes;
+      result.records = db
+        .prepare(`DELETE FROM recall_records WHERE at BETWEEN @since AND @until`)
+        .run(range).changes;
+      const where = "first_at IS NOT NULL AND first_at <= @until AND last_at >= @since";
+      uncountRaw(db, where, range, result);
+      db.prepare(`DELETE FROM recall_raw_chunks WHERE ${where}`).run(range);
+      statement(db, TOMBSTONE).run("range", null, scope.since, scope.until, now);
+      result.tombstones = 1;
+      return;
+    }
+    let conversations: string[];
+    if ("session" in scope) {
+      result.sessions = sessionsForAlias(db, scope.session);
+      conversations = (
+        db.prepare(CONVERSATIONS_OF_SESSIONS).all({ sessions: JSON.stringify(result.sessions) }) as {
+          id: string;
+        }[]
+      ).map((r) => r.id);
+    } else {
+      conversations = (db.prepare(CONVERSATIONS_OF_PROJECT).all(scope.project) as { id: string }[]).map(
+        (r) => r.id,
+      );
+    }
+    // Subagents and child sessions go with their parent.
+    for (let i = 0; i < conversations.length; i++) {
+      const children = db
+        .prepare("SELECT id FROM recall_conversations WHERE parent = ?")
+        .all(conversations[i]) as { id: string }[];
+      for (const child of children) if (!conversations.includes(child.id)) conversations.push(child.id);
+    }
+    const params = { conversations: JSON.stringify(conversations) };
+    result.conversations = conversations.length;
+    result.documents = db
+      .prepare(`DELETE FROM recall_documents WHERE conversation IN ${ALL_CONVERSATIONS}`)
+      .run(params).changes;
+    result.records = db
+      .prepare(`DELETE FROM recall_records WHERE conversation IN ${ALL_CONVERSATIONS}`)
+      .run(params).changes;
+    const where = `conversation IN ${ALL_CONVERSATIONS}`;
+    uncountRaw(db, where, params, result);
+    db.prepare(`DELETE FROM recall_raw_chunks WHERE ${where}`).run(params);
+    const sessions = (
+      db
+        .prepare(
+          `SELECT DISTINCT session FROM recall_conversations WHERE id IN ${ALL_CONVERSATIONS} AND session IS NOT NULL`,
+        )
+        .all(params) as { session: string }[]
+    ).map((r) => r.session);
+    db.prepare(`DELETE FROM recall_conversations WHERE id IN ${ALL_CONVERSATIONS}`).run(params);
+    if ("session" in scope) {
+      const all = [...new Set([...result.sessions, ...sessions])];
+      db.prepare(
+        `DELETE FROM recall_session_aliases WHERE session IN (SELECT value FROM json_each(?)) OR alias IN (SELECT value FROM json_each(?))`,
+      ).run(JSON.stringify(all), JSON.stringify(all));
+      for (const session of all) statement(db, TOMBSTONE).run("session", session, null, null, now);
+      for (const id of conversations) statement(db, TOMBSTONE).run("session", id, null, null, now);
+      result.tombstones = all.length + conversations.length;
+      result.sessions = all;
+    } else {
+      statement(db, TOMBSTONE).run("project", scope.project, null, null, now);
+      result.tombstones = 1;
+    }
+  })();
+  return result;
+}
+
+function uncountRaw(db: Db, where: string, params: Record<string, unknown>, result: ForgetResult): void {
+  const rows = db.prepare(RAW_BY_SOURCE.replace("%WHERE%", where)).all(params) as {
+    source: string;
+    chunks: number;
+    bytes: number;
+    stored: number;
+  }[];
+  for (const row of rows) {
+    statement(db, UNCOUNT_RAW).run(row);
+    result.rawChunks += row.chunks;
+    result.rawBytes += row.bytes;
+  }
+}
+
+/** A project argument as recall stores projects: an absolute, normalised path. */
+export function canonicalProjectArg(value: string, cwd = process.cwd()): string {
+  const absolute = path.isAbsolute(value) ? value : path.resolve(cwd, value);
+  return path.normalize(absolute).replace(/(.)\/+$/, "$1");
+}

@@ -1,0 +1,264 @@
+/**
+ * Claude Code transcripts under each config root (CLAUDE_CONFIG_DIR, a comma list, or
+ * ~/.claude): `projects/<slug>/<sessionId>.jsonl`, subagents in both layouts
+ * (`<slug>/<sessionId>/subagents/agent-<id>.jsonl`, workflows below it, and the pre-2.1.2 flat
+ * `<slug>/agent-<id>.jsonl`). `tool-results/` side files are never read for search.
+ *
+ * Conversations: `claude:<sessionId>` for a session file, `claude:<sessionId>/agent-<agentId>`
+ * for a subagent file (parent `claude:<sessionId>`; its documents carry the parent's session so
+ * the session filter finds them). Records: one per merged API response or user line, keyed by
+ * the (first) uuid, which also dedupes copies across files. Hit id
+ * `transcript:claude:<session>:<uuid>`, cursor the line's byte offset.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { agentRoots, type Env } from "../../config/paths.js";
+import type { ConversationRef, SourceRecord } from "../types.js";
+import {
+  JsonlFileSource,
+  type JsonlParser,
+  type JsonlSink,
+  type ParserContext,
+} from "../files/jsonl-source.js";
+import type { JsonlLine } from "../files/jsonl-reader.js";
+import { ProjectResolver } from "../files/project.js";
+import type { WalkRule } from "../files/walker.js";
+import { createClaudeMerger, parseClaudeLine, type ClaudeRecord, type ClaudeTurnRecord } from "./record.js";
+import { isRecord, parseJsonObjectLine, str } from "../shared/json.js";
+
+export const CLAUDE_SOURCE = "claude-code";
+export const CLAUDE_AGENT = "claude";
+
+const AGENT_FILE = /^agent-([^/\\]+)\.jsonl$/;
+
+export type ClaudeFileKind =
+  | { kind: "session"; sessionId: string }
+  | { kind: "subagent"; sessionId: string; agentId: string }
+  | { kind: "flat-subagent"; agentId: string };
+
+/** What a path under `projects/` is, or null when it is not a transcript. */
+export function classifyClaudePath(file: string): ClaudeFileKind | null {
+  const parts = file.split(/[\\/]/);
+  const name = parts[parts.length - 1] ?? "";
+  if (!name.endsWith(".jsonl")) return null;
+  const projects = parts.lastIndexOf("projects");
+  if (projects < 0) return null;
+  const below = parts.slice(projects + 1); // <slug>/...
+  const agent = AGENT_FILE.exec(name);
+  if (below.length === 2) {
+    if (agent) return { kind: "flat-subagent", agentId: agent[1]! };
+    return { kind: "session", sessionId: name.slice(0, -".jsonl".length) };
+  }
+  const subagents = below.indexOf("subagents");
+  if (agent && subagents === 2) return { kind: "subagent", sessionId: below[1]!, agentId: agent[1]! };
+  return null;
+}
+
+/** Discovery walk below `<root>/projects`. */
+export const claudeWalkRule: WalkRule = ({ name, depth, isDirectory, isFile }) => {
+  if (depth === 0) return isDirectory ? "descend" : "skip"; // <slug>
+  if (depth === 1) {
+    if (isFile) return name.endsWith(".jsonl") ? "file" : "skip";
+    return isDirectory ? "descend" : "skip"; // <sessionId>
+  }
+  if (depth === 2) return isDirectory && name === "subagents" ? "descend" : "skip"; // not tool-results/
+  if (depth === 3) {
+    if (isFile) return AGENT_FILE.test(name) ? "file" : "skip";
+    return isDirectory && name === "workflows" ? "descend" : "skip";
+  }
+  if (depth === 4) return isDirectory ? "descend" : "skip"; // workflows/<id>
+  if (depth === 5) return isFile && AGENT_FILE.test(name) ? "file" : "skip";
+  return "skip";
+};
+
+/** A pre-2.1.2 flat subagent file names no session: its lines carry the parent's sessionId. */
+function sessionFromHead(head: Buffer | undefined): string | null {
+  if (!head) return null;
+  const text = head.toString("utf8");
+  const lines = text.split("\n");
+  if (lines.length > 1) lines.pop(); // a cut final line
+  for (const line of lines) {
+    const record = parseJsonObjectLine(line);
+    const id = record ? (str(record["sessionId"]) ?? str(record["session_id"])) : undefined;
+    if (id) return id;
+  }
+  return null;
+}
+
+function subagentTitle(file: string): string | null {
+  try {
+    const meta = JSON.parse(readFileSync(file.replace(/\.jsonl$/, ".meta.json"), "utf8")) as unknown;
+    if (!isRecord(meta)) return null;
+    const type = str(meta["agentType"]);
+    const description = str(meta["description"]);
+    if (type && description) return `${type}: ${description}`;
+    return description ?? type ?? null;
+  } catch {
+    return null;
+  }
+}
+
+interface ClaudeSnapshot {
+  sessionId: string;
+}
+
+class ClaudeFileParser implements JsonlParser {
+  readonly conversationId: string;
+  private conversation: ConversationRef;
+  private readonly session: string;
+  private readonly merger = createClaudeMerger();
+  /** uuid → line offset of records pushed and not emitted yet. */
+  private readonly held = new Map<string, number>();
+  private lastAt: number;
+  private cwdSeen = false;
+  private readonly isMain: boolean;
+
+  constructor(
+    context: ParserContext & { head?: Buffer },
+    snapshot: unknown,
+    private readonly resolver: ProjectResolver,
+  ) {
+    const kind = classifyClaudePath(context.path) ?? {
+      kind: "session" as const,
+      sessionId: path.basename(context.path, ".jsonl"),
+    };
+    let sessionId: string;
+    let id: string;
+    let parent: string | null = null;
+    let title: string | null = null;
+    if (kind.kind === "session") {
+      sessionId = kind.sessionId;
+      id = `claude:${sessionId}`;
+    } else {
+      const known = (snapshot as ClaudeSnapshot | null)?.sessionId;
+      sessionId =
+        kind.kind === "subagent"
+          ? kind.sessionId
+          : (known ?? sessionFromHead(context.head) ?? `agent-${kind.agentId}`);
+      id = `claude:${sessionId}/agent-${kind.agentId}`;
+      parent = sessionId === `agent-${kind.agentId}` ? null : `claude:${sessionId}`;
+      title = kind.kind === "subagent" ? subagentTitle(context.path) : null;
+    }
+    this.isMain = kind.kind === "session";
+    this.session = sessionId;
+    this.conversationId = id;
+    this.conversation = {
+      id,
+      source: CLAUDE_SOURCE,
+      agent: CLAUDE_AGENT,
+      kind: "transcript",
+      project: null,
+      session: sessionId,
+      parent,
+      title,
+      branch: null,
+      model: null,
+    };
+    this.lastAt = context.mtimeMs;
+  }
+
+  line(line: JsonlLine, sink: JsonlSink): void {
+    const record = parseClaudeLine(line.text);
+    switch (record.type) {
+      case "skip":
+        if (record.reason === "malformed") sink.malformed();
+        else sink.skipped();
+        return;
+      case "title":
+        this.update(sink, { title: record.title });
+        sink.alias(record.title, this.session);
+        return;
+      case "turn":
+        this.learn(record, sink);
+        this.held.set(record.uuid, line.offset);
+        for (const out of this.merger.push(record)) this.emit(out, sink);
+        return;
+    }
+  }
+
+  drain(sink: JsonlSink): void {
+    for (const out of this.merger.flush()) this.emit(out, sink);
+  }
+
+  heldFrom(): number | null {
+    let min: number | null = null;
+    for (const offset of this.held.values()) if (min === null || offset < min) min = offset;
+    return min;
+  }
+
+  snapshot(): unknown {
+    return this.isMain ? null : ({ sessionId: this.session } satisfies ClaudeSnapshot);
+  }
+
+  private update(sink: JsonlSink, change: Partial<ConversationRef>): void {
+    this.conversation = { ...this.conversation, ...change };
+    sink.conversation(this.conversation);
+  }
+
+  /** Conversation metadata from a line: project (first cwd), branch and model as they change. */
+  private learn(record: ClaudeTurnRecord, sink: JsonlSink): void {
+    const change: Partial<ConversationRef> = {};
+    if (!this.cwdSeen && record.cwd) {
+      this.cwdSeen = true;
+      change.project = this.resolver.resolve(record.cwd);
+    }
+    if (record.gitBranch && record.gitBranch !== this.conversation.branch) change.branch = record.gitBranch;
+    if (record.model && record.model !== this.conversation.model && record.model !== "<synthetic>") {
+      change.model = record.model;
+    }
+    if (Object.keys(change).length > 0) this.update(sink, change);
+    if (this.isMain && record.sessionId && record.sessionId !== this.session) {
+      sink.alias(record.sessionId, this.session);
+    }
+  }
+
+  private emit(record: ClaudeRecord, sink: JsonlSink): void {
+    if (record.type === "skip") {
+      if (record.uuid) this.held.delete(record.uuid);
+      sink.skipped();
+      return;
+    }
+    if (record.type !== "turn") return;
+    const offset = this.held.get(record.uuid) ?? null;
+    for (const uuid of record.mergedUuids ?? [record.uuid]) this.held.delete(uuid);
+    const at = record.at ?? this.lastAt;
+    this.lastAt = at;
+    const out: SourceRecord = {
+      sourceKey: record.uuid,
+      hitId: `transcript:${CLAUDE_AGENT}:${this.session}:${record.uuid}`,
+      conversation: this.conversation,
+      at,
+      role: record.turn.role,
+      kind: "transcript",
+      content: { type: "turn", turn: record.turn },
+      cursor: offset === null ? null : String(offset),
+      message: null,
+      job: null,
+      run: null,
+      model: record.model ?? null,
+      branch: record.gitBranch ?? null,
+    };
+    sink.record(out);
+  }
+}
+
+export interface ClaudeSourceOptions {
+  /** Config roots; default from CLAUDE_CONFIG_DIR / ~/.claude. */
+  roots?: string[];
+  maxLineBytes?: number;
+}
+
+export function createClaudeSource(env: Env, options: ClaudeSourceOptions = {}): JsonlFileSource {
+  const roots = options.roots ?? agentRoots(env).claude;
+  const resolver = new ProjectResolver();
+  return new JsonlFileSource({
+    name: CLAUDE_SOURCE,
+    agent: CLAUDE_AGENT,
+    roots: () => roots.map((r) => path.join(r, "projects")),
+    rule: claudeWalkRule,
+    identify: (file) => (classifyClaudePath(file) ? { key: file, priority: 0 } : null),
+    needsHead: (file) => classifyClaudePath(file)?.kind === "flat-subagent",
+    createParser: (context, state) => new ClaudeFileParser(context, state, resolver),
+    ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
+  });
+}

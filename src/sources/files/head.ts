@@ -1,0 +1,43 @@
+import { createHash } from "node:crypto";
+import type { ByteSource } from "./byte-source.js";
+
+/** How many leading bytes identify a file's content (a replaced file differs here). */
+export const HEAD_BYTES = 4096;
+
+/** Reads up to `length` bytes from the start of a source. */
+export function readHead(source: ByteSource, length = HEAD_BYTES): Buffer {
+  const parts: Buffer[] = [];
+  let got = 0;
+  while (got < length) {
+    const piece = source.read(got, length - got);
+    if (piece.length === 0) break;
+    parts.push(piece);
+    got += piece.length;
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, got);
+}
+
+/** `<length>:<sha1 hex>` of the given head bytes. */
+export function headHash(head: Buffer): string {
+  return `${head.length}:${createHash("sha1").update(head).digest("hex")}`;
+}
+
+export function parseHeadHash(value: string | null | undefined): { length: number; hash: string } | null {
+  if (!value) return null;
+  const colon = value.indexOf(":");
+  if (colon <= 0) return null;
+  const length = Number(value.slice(0, colon));
+  return Number.isSafeInteger(length) ? { length, hash: value } : null;
+}
+
+/**
+ * Whether `source` still starts with the bytes a checkpoint recorded. A file shorter than the
+ * recorded head is a different file; a longer one is compared on the recorded length only.
+ */
+export function sameHead(source: ByteSource, recorded: string | null | undefined): boolean {
+  const parsed = parseHeadHash(recorded);
+  if (!parsed) return true;
+  const head = readHead(source, parsed.length);
+  if (head.length < parsed.length) return false;
+  return headHash(head) === parsed.hash;
+}

@@ -1,0 +1,741 @@
+import { statSync } from "node:fs";
+import type {
+  Budget,
+  ConversationRef,
+  IndexView,
+  RawChunk,
+  Source,
+  SourceBatch,
+  SourceCheckpoint,
+  SourceRecord,
+} from "../types.js";
+import { emptyBatch } from "../types.js";
+import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } from "./byte-source.js";
+import { HEAD_BYTES, headHash, parseHeadHash, readHead, sameHead } from "./head.js";
+import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine, type OversizedLine } from "./jsonl-reader.js";
+import { BoundedWalker, type WalkRule } from "./walker.js";
+
+/** New-file discovery repeats this long after the previous sweep started (the spec's 30 s). */
+export const DISCOVERY_INTERVAL_MS = 30_000;
+/** One readLines call reads at most this much before the loop checks its budget again. */
+const ROUND_BYTES = 256 * 1024;
+
+/** Where a parser puts what it found in the lines it was given. */
+export interface JsonlSink {
+  record(record: SourceRecord): void;
+  conversation(ref: ConversationRef): void;
+  alias(alias: string, session: string): void;
+  skipped(count?: number): void;
+  malformed(count?: number): void;
+}
+
+/**
+ * One file's parser: fed complete lines in order. It may hold records back (a streamed
+ * Claude response still open) and report where the earliest held line starts: the checkpoint
+ * then stays there, so a new process re-reads those lines instead of losing them.
+ */
+export interface JsonlParser {
+  /** The conversation this file's raw bytes belong to. */
+  readonly conversationId: string;
+  line(line: JsonlLine, sink: JsonlSink): void;
+  /** No more complete lines right now: emit everything held. */
+  drain(sink: JsonlSink): void;
+  /** Offset of the earliest line whose records are still held, or null. */
+  heldFrom(): number | null;
+  /** Plain-JSON state saved in the checkpoint (null when a fresh parser at the checkpoint offset is exact). */
+  snapshot(): unknown;
+}
+
+export interface ParserContext {
+  key: string;
+  path: string;
+  /** Modification time of the file, a fallback time for records without one. */
+  mtimeMs: number;
+  /** The first bytes of the content (up to 64 KiB), when the spec asked for them. */
+  head?: Buffer;
+}
+
+export interface JsonlSourceSpec {
+  name: string;
+  agent: string;
+  /** Directories the discovery walk starts from. */
+  roots(): string[];
+  rule: WalkRule;
+  /**
+   * The logical file a path belongs to (twins such as a Codex rollout and its `.zst` share one
+   * key) and its priority among them (lower wins), or null to ignore the path.
+   */
+  identify(path: string): { key: string; priority: number } | null;
+  createParser(context: ParserContext, state: unknown, offset: number): JsonlParser;
+  /** Whether a parser for this path needs the content's first bytes (to learn its session). */
+  needsHead?(path: string): boolean;
+  maxLineBytes?: number;
+}
+
+/** What a file checkpoint's `state` column holds. */
+interface FileState {
+  v: 1;
+  /** The path read last (one of the key's candidates). */
+  path: string;
+  /** The name raw chunks are retained under: the first path this logical file was read from. */
+  rawFile: string;
+  conversation: string;
+  epoch: number;
+  /** Every byte before this was read (parsed or discarded) and retained. */
+  readEnd: number;
+  /** Retained extent in this epoch (can run ahead of readEnd after a rebuild). */
+  rawEnd: number;
+  /** Carried when the checkpoint offset sits inside an oversized line. */
+  discarding: OversizedLine | null;
+  /** Compressed files: decoded to their end at the recorded size and mtime. */
+  complete: boolean;
+  gone: boolean;
+  parser: unknown;
+}
+
+interface Live {
+  path: string;
+  bytes: ByteSource | null;
+  parser: JsonlParser;
+  readEnd: number;
+  discarding: OversizedLine | null;
+  committedOffset: number;
+  /** Lines ending at or before this were counted by an earlier read. */
+  countedEnd: number;
+  storedSize: number;
+  storedMtime: number;
+  state: FileState;
+}
+
+interface Tracked {
+  key: string;
+  candidates: Map<string, number>;
+  live: Live | null;
+  /** Stored size and mtime of the last checkpoint this process wrote or loaded. */
+  size: number | null;
+  mtime: number | null;
+  gone: boolean;
+  /** Last known logical backlog in bytes. */
+  pending: number;
+}
+
+interface Found {
+  path: string;
+  size: number;
+  mtime: number;
+}
+
+const isCompressed = (file: string) => file.endsWith(".zst");
+
+function openBytes(file: string): ByteSource & { mtimeMs: number } {
+  return isCompressed(file) ? new ZstdByteSource(file) : new FileByteSource(file);
+}
+
+function parseState(checkpoint: SourceCheckpoint | undefined): FileState | null {
+  if (!checkpoint?.state) return null;
+  try {
+    const state = JSON.parse(checkpoint.state) as FileState;
+    return state && state.v === 1 ? state : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An incremental, bounded reader of JSONL transcripts (Claude Code, Codex): discovery in
+ * bounded steps, fair polling of registered files, byte-offset checkpoints with their parser
+ * state, raw retention of every byte read, and re-reading of replaced files. Everything is
+ * opened read-only; nothing is written, renamed or repaired.
+ */
+export class JsonlFileSource implements Source {
+  readonly name: string;
+  readonly agent: string;
+  private readonly walker: BoundedWalker;
+  private readonly tracked = new Map<string, Tracked>();
+  /** Keys with bytes to read, in the order they are served (fair round robin). */
+  private readonly backlog = new Set<string>();
+  private statOrder: string[] = [];
+  private statPosition = 0;
+  private sweepFoundChange = false;
+  private cleanSweeps = 0;
+  private loaded = false;
+  private doneBytes = 0;
+
+  constructor(private readonly spec: JsonlSourceSpec) {
+    this.name = spec.name;
+    this.agent = spec.agent;
+    this.walker = new BoundedWalker(spec.roots, spec.rule);
+  }
+
+  close(): void {
+    this.walker.close();
+    for (const t of this.tracked.values()) this.closeLive(t);
+  }
+
+  private closeLive(t: Tracked): void {
+    t.live?.bytes?.close();
+    t.live = null;
+  }
+
+  private track(key: string): Tracked {
+    let t = this.tracked.get(key);
+    if (!t) {
+      t = { key, candidates: new Map(), live: null, size: null, mtime: null, gone: false, pending: 0 };
+      this.tracked.set(key, t);
+      this.statOrder.push(key);
+    }
+    return t;
+  }
+
+  private register(file: string): void {
+    const id = this.spec.identify(file);
+    if (!id) return;
+    const known = this.tracked.get(id.key);
+    const t = this.track(id.key);
+    if (!t.candidates.has(file)) {
+      t.candidates.set(file, id.priority);
+      if (!known || t.gone) this.backlog.add(id.key);
+    }
+  }
+
+  /** Files this index already knows (checkpoints, and retained files a CLI may have deleted). */
+  private load(view: IndexView): void {
+    for (const key of view.checkpointKeys(this.name)) {
+      const cp = view.checkpoint(this.name, key);
+      const state = parseState(cp);
+      const t = this.track(key);
+      if (state) {
+        t.candidates.set(state.path, this.spec.identify(state.path)?.priority ?? 0);
+        t.gone = state.gone;
+        t.size = cp?.size ?? null;
+        t.mtime = cp?.mtime ?? null;
+        // A file the last process had not finished (or held lines in) is read on first.
+        const unfinished = isCompressed(state.path)
+          ? !state.complete
+          : state.readEnd < (cp?.size ?? 0) || (cp?.offset ?? 0) < state.readEnd;
+        if (unfinished && !state.gone) this.backlog.add(key);
+      }
+    }
+    for (const file of view.retainedFiles(this.name)) {
+      const id = this.spec.identify(file);
+      if (!id) continue;
+      const fresh = !this.tracked.has(id.key);
+      const t = this.track(id.key);
+      if (!t.candidates.has(file)) t.candidates.set(file, id.priority);
+      if (fresh) this.backlog.add(id.key);
+    }
+    this.loaded = true;
+  }
+
+  nextBatch(view: IndexView, budget: Budget): SourceBatch {
+    if (!this.loaded) this.load(view);
+    const batch = emptyBatch();
+
+    // Discovery: at most maxEntries directory entries per tick; again 30 s after the last sweep.
+    if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
+      const step = this.walker.step(budget.maxEntries, budget.now);
+      for (const file of step.files) this.register(file);
+    }
+
+    // Change detection: stat a bounded slice of registered files, round robin (not while
+    // enough files wait to fill this tick: they are read first, and the sweep resumes after).
+    if (this.backlog.size < budget.maxFiles) this.statSlice(budget.maxEntries);
+
+    // Polling: read from at most maxFiles files with backlog, in turn.
+    const served: string[] = [];
+    for (const key of this.backlog) {
+      if (served.length >= budget.maxFiles) break;
+      served.push(key);
+    }
+    let bytesLeft = budget.maxBytes;
+    for (let i = 0; i < served.length; i++) {
+      const key = served[i]!;
+      const t = this.tracked.get(key)!;
+      const share = Math.max(64 * 1024, Math.floor(bytesLeft / (served.length - i)));
+      const recordsLeft = budget.maxRecords - batch.records.length;
+      if (recordsLeft <= 0 || (i > 0 && budget.expired())) break;
+      const used = this.poll(t, view, batch, { bytes: share, records: recordsLeft, expired: budget.expired });
+      bytesLeft -= used.bytes;
+      this.backlog.delete(key);
+      if (used.more) this.backlog.add(key); // to the end of the queue
+    }
+
+    batch.progress = this.progress();
+    batch.idle = !this.walker.active && this.backlog.size === 0;
+    return batch;
+  }
+
+  private statSlice(maxEntries: number): void {
+    const n = this.statOrder.length;
+    if (n === 0) {
+      if (this.backlog.size === 0 && !this.walker.active) this.cleanSweeps += 1;
+      return;
+    }
+    for (let i = 0; i < Math.min(maxEntries, n); i++) {
+      if (this.statPosition >= n) this.statPosition = 0;
+      const key = this.statOrder[this.statPosition++]!;
+      const t = this.tracked.get(key)!;
+      if (!this.backlog.has(key) && this.changed(t)) {
+        this.backlog.add(key);
+        this.sweepFoundChange = true;
+      }
+      if (this.statPosition >= n) {
+        // A complete polling sweep: clean when it found nothing and nothing waits.
+        if (!this.sweepFoundChange && this.backlog.size === 0 && !this.walker.active) this.cleanSweeps += 1;
+        this.sweepFoundChange = false;
+        this.statPosition = 0;
+      }
+    }
+  }
+
+  /** Cheap check: does the file look different from its last checkpoint? */
+  private changed(t: Tracked): boolean {
+    const found = this.locate(t);
+    if (!found) return !t.gone;
+    if (t.gone) return true;
+    return found.size !== t.size || found.mtime !== t.mtime;
+  }
+
+  /** The best existing candidate path of a logical file. */
+  private locate(t: Tracked): Found | null {
+    const ordered = [...t.candidates.entries()].sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]));
+    for (const [file] of ordered) {
+      try {
+        const stat = statSync(file);
+        if (stat.isFile()) return { path: file, size: stat.size, mtime: Math.floor(stat.mtimeMs) };
+      } catch {
+        // gone: try the next twin
+      }
+    }
+    return null;
+  }
+
+  private progress() {
+    let backlogBytes = 0;
+    let gone = 0;
+    for (const key of this.backlog) backlogBytes += this.tracked.get(key)?.pending ?? 0;
+    for (const t of this.tracked.values()) if (t.gone) gone += 1;
+    return {
+      filesKnown: this.tracked.size,
+      backlogFiles: this.backlog.size,
+      backlogBytes,
+      doneBytes: this.doneBytes,
+      discovered: this.walker.sweeps > 0,
+      cleanSweeps: this.cleanSweeps,
+      gone,
+    };
+  }
+
+  /**
+   * Reads one logical file within its share of the batch. Returns the bytes read and whether
+   * more is waiting.
+   */
+  private poll(
+    t: Tracked,
+    view: IndexView,
+    batch: SourceBatch,
+    limits: { bytes: number; records: number; expired: () => boolean },
+  ): { bytes: number; more: boolean } {
+    const cp = view.checkpoint(this.name, t.key);
+    const state = parseState(cp);
+    const found = this.locate(t);
+
+    let live = t.live;
+    const valid =
+      live !== null &&
+      state !== null &&
+      cp !== undefined &&
+      cp.offset === live.committedOffset &&
+      state.epoch === live.state.epoch &&
+      state.readEnd === live.readEnd;
+    if (!valid) {
+      this.closeLive(t);
+      live = null;
+    }
+
+    let bytes: ByteSource;
+    let storedSize: number;
+    let mtime: number;
+    let head: string | null = cp?.headHash ?? null;
+    let replayEnd: number | null = null;
+    if (!found) {
+      // The CLI deleted the file. Its records stay. Bytes retained but not parsed yet (after a
+      // rebuild, or lines held at the deletion) are replayed from the retained chunks.
+      const rawFile = state?.rawFile ?? [...t.candidates.keys()][0] ?? t.key;
+      const extent = view.retainedExtent(this.name, rawFile, 0);
+      const sameEpoch = state !== null && cp !== undefined && extent !== null && state.epoch === extent.epoch;
+      if (!extent || (sameEpoch && cp!.offset >= extent.end && !live?.parser.heldFrom())) {
+        if (state && cp && !state.gone) {
+          batch.checkpoints.push({ ...cp, state: JSON.stringify({ ...state, gone: true }) });
+        }
+        this.closeLive(t);
+        t.gone = true;
+        t.pending = 0;
+        return { bytes: 0, more: false };
+      }
+      const epoch = extent.epoch;
+      bytes = new CallbackByteSource(extent.end, (position, length) =>
+        view.readRetained(this.name, rawFile, epoch, position, length),
+      );
+      storedSize = t.size ?? 0;
+      mtime = t.mtime ?? 0;
+      if (live && (live.path !== rawFile || live.state.epoch !== epoch)) {
+        this.closeLive(t);
+        live = null;
+      }
+      live?.bytes?.close();
+      live ??= this.start(t, view, batch, sameEpoch ? cp : undefined, sameEpoch ? state : null, {
+        path: rawFile,
+        rawFile,
+        epoch,
+        rawEnd: extent.end,
+        mtime,
+        bytes,
+      });
+      live.bytes = bytes;
+      live.state.gone = true;
+      replayEnd = extent.end;
+      if (live.readEnd < extent.start) {
+        // The oldest chunks were pruned by the retention bound: replay what is left.
+        live.readEnd = extent.start;
+        live.discarding = null;
+      }
+    } else {
+      t.gone = false;
+      storedSize = found.size;
+      mtime = found.mtime;
+      const reuse =
+        live?.bytes instanceof ZstdByteSource &&
+        live.path === found.path &&
+        live.storedSize === found.size &&
+        live.storedMtime === found.mtime;
+      if (reuse) {
+        bytes = live!.bytes!;
+      } else {
+        live?.bytes?.close();
+        if (live) live.bytes = null;
+        try {
+          bytes = openBytes(found.path);
+        } catch {
+          return { bytes: 0, more: false };
+        }
+      }
+      const unchanged =
+        state !== null &&
+        cp !== undefined &&
+        cp.size === found.size &&
+        cp.mtime === found.mtime &&
+        state.path === found.path &&
+        !state.gone &&
+        (isCompressed(found.path)
+          ? state.complete
+          : state.readEnd >= found.size && cp.offset >= state.readEnd);
+      if (unchanged && !live) {
+        bytes.close();
+        t.size = found.size;
+        t.mtime = found.mtime;
+        t.pending = 0;
+        return { bytes: 0, more: false };
+      }
+      live ??= this.start(t, view, batch, cp, state, {
+        path: found.path,
+        rawFile: state?.rawFile ?? found.path,
+        epoch: state?.epoch ?? 0,
+        rawEnd: state?.rawEnd ?? 0,
+        mtime: found.mtime,
+        bytes,
+      });
+      live.bytes = bytes;
+      live.storedSize = found.size;
+      live.storedMtime = found.mtime;
+      if (!reuse) {
+        // A shrunk or replaced file is re-read from the start in a new epoch.
+        const shrunk = !isCompressed(found.path) && bytes.size !== null && bytes.size < live.readEnd;
+        if (cp && (shrunk || !sameHead(bytes, cp.headHash))) {
+          live = this.replace(t, live, batch, found.path, bytes, found.mtime);
+          head = null;
+        }
+        if ((parseHeadHash(head)?.length ?? 0) < HEAD_BYTES) {
+          const first = readHead(bytes, HEAD_BYTES);
+          if (first.length > 0) head = headHash(first);
+        }
+      }
+      live.path = found.path;
+      live.state.path = found.path;
+      live.state.gone = false;
+    }
+
+    // Read bounded rounds until the share, the records budget or the time is used.
+    const sink = this.sink(batch);
+    const startRecords = batch.records.length;
+    const rawStart = batch.rawChunks.length;
+    let used = 0;
+    let exhausted = false;
+    const maxLine = this.spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    for (;;) {
+      const result = readLines(bytes, {
+        offset: live.readEnd,
+        maxBytes: Math.min(ROUND_BYTES, Math.max(1, limits.bytes - used)),
+        maxLineBytes: maxLine,
+        discarding: live.discarding,
+        keepRaw: true,
+      });
+      used += result.bytesRead;
+      for (const line of result.lines) {
+        sink.lineOffset = line.offset;
+        sink.counting = line.offset + line.length > live.countedEnd;
+        live.parser.line(line, sink);
+      }
+      for (const over of result.oversized) {
+        if (over.offset + over.length > live.countedEnd) batch.counters.oversized += 1;
+      }
+      for (const piece of result.raw) this.retain(batch, live, piece.offset, piece.bytes);
+      live.readEnd = result.nextOffset;
+      live.discarding = result.discarding;
+      if (result.exhausted || result.bytesRead === 0) {
+        exhausted = true;
+        break;
+      }
+      if (used >= limits.bytes || batch.records.length - startRecords >= limits.records) break;
+      if (limits.expired()) break;
+    }
+    if (exhausted && replayEnd !== null && live.readEnd < replayEnd) {
+      // A gap in the retained bytes (pruned chunks): the rest cannot be replayed in order.
+      live.readEnd = replayEnd;
+      live.discarding = null;
+    }
+    if (exhausted) {
+      sink.lineOffset = live.readEnd;
+      sink.counting = true;
+      live.parser.drain(sink);
+    }
+    live.countedEnd = Math.max(live.countedEnd, live.readEnd);
+    assignTimes(batch.rawChunks, rawStart, sink.times);
+    this.doneBytes += used;
+
+    // Checkpoint: held lines are re-read by a new process, so the offset stays before them.
+    const held = live.parser.heldFrom();
+    const offset = held !== null && held < live.readEnd ? held : live.readEnd;
+    const complete = exhausted && bytes.size === live.readEnd && live.discarding === null;
+    live.state = {
+      ...live.state,
+      readEnd: live.readEnd,
+      rawEnd: Math.max(live.state.rawEnd, live.readEnd),
+      discarding: offset === live.readEnd ? live.discarding : null,
+      complete,
+      parser: live.parser.snapshot(),
+    };
+    batch.checkpoints.push({
+      source: this.name,
+      key: t.key,
+      offset,
+      size: storedSize,
+      mtime,
+      headHash: head,
+      state: JSON.stringify(live.state),
+    });
+    live.committedOffset = offset;
+    t.size = storedSize;
+    t.mtime = mtime;
+    t.pending = bytes.size === null ? (exhausted ? 0 : 1) : Math.max(0, bytes.size - live.readEnd);
+    if (live.state.gone && exhausted) {
+      this.closeLive(t);
+      t.gone = true;
+    } else if (!(bytes instanceof ZstdByteSource) || exhausted) {
+      // Plain files are reopened on the next poll (they may have grown); a decoder is kept
+      // while a compressed file is being read.
+      live.bytes?.close();
+      live.bytes = null;
+    }
+    return { bytes: used, more: !exhausted };
+  }
+
+  /** Builds the in-memory read state of a file from its checkpoint (or from nothing). */
+  private start(
+    t: Tracked,
+    view: IndexView,
+    batch: SourceBatch,
+    cp: SourceCheckpoint | undefined,
+    state: FileState | null,
+    at: { path: string; rawFile: string; epoch: number; rawEnd: number; mtime: number; bytes?: ByteSource },
+  ): Live {
+    const context: ParserContext = { key: t.key, path: at.path, mtimeMs: at.mtime };
+    if (at.bytes && this.spec.needsHead?.(at.path)) context.head = readHead(at.bytes, 64 * 1024);
+    if (cp && state) {
+      const parser = this.spec.createParser(
+        context,
+        cp.offset === state.readEnd ? state.parser : null,
+        cp.offset,
+      );
+      return {
+        path: at.path,
+        bytes: null,
+        parser,
+        readEnd: cp.offset,
+        discarding: cp.offset === state.readEnd ? state.discarding : null,
+        committedOffset: cp.offset,
+        countedEnd: state.readEnd,
+        storedSize: cp.size ?? 0,
+        storedMtime: cp.mtime ?? 0,
+        state: { ...state },
+      };
+    }
+    // First sight (or after a rebuild reset the checkpoints): continue a retained epoch when
+    // the file still starts with the retained bytes, else open a new epoch.
+    let epoch = at.epoch;
+    let rawEnd = at.rawEnd;
+    if (at.bytes) {
+      const extent = view.retainedExtent(this.name, at.rawFile, HEAD_BYTES);
+      if (extent) {
+        const head = readHead(at.bytes, extent.head.length);
+        const same = head.length >= extent.head.length && head.equals(extent.head);
+        epoch = same ? extent.epoch : extent.epoch + 1;
+        rawEnd = same ? extent.end : 0;
+        if (!same && extent.conversation) batch.resets.push(extent.conversation);
+      }
+    }
+    const parser = this.spec.createParser(context, null, 0);
+    return {
+      path: at.path,
+      bytes: null,
+      parser,
+      readEnd: 0,
+      discarding: null,
+      committedOffset: -1,
+      countedEnd: 0,
+      storedSize: 0,
+      storedMtime: 0,
+      state: {
+        v: 1,
+        path: at.path,
+        rawFile: at.rawFile,
+        conversation: parser.conversationId,
+        epoch,
+        readEnd: 0,
+        rawEnd,
+        discarding: null,
+        complete: false,
+        gone: false,
+        parser: null,
+      },
+    };
+  }
+
+  /** The file was truncated or replaced: clear what it produced and read it again, in a new epoch. */
+  private replace(
+    t: Tracked,
+    live: Live,
+    batch: SourceBatch,
+    file: string,
+    bytes: ByteSource,
+    mtime: number,
+  ): Live {
+    batch.resets.push(live.state.conversation);
+    const context: ParserContext = { key: t.key, path: file, mtimeMs: mtime };
+    if (this.spec.needsHead?.(file)) context.head = readHead(bytes, 64 * 1024);
+    const parser = this.spec.createParser(context, null, 0);
+    return {
+      path: file,
+      bytes,
+      parser,
+      readEnd: 0,
+      discarding: null,
+      committedOffset: -1,
+      countedEnd: 0,
+      storedSize: 0,
+      storedMtime: 0,
+      state: {
+        ...live.state,
+        path: file,
+        conversation: parser.conversationId,
+        epoch: live.state.epoch + 1,
+        readEnd: 0,
+        rawEnd: 0,
+        discarding: null,
+        complete: false,
+        gone: false,
+        parser: null,
+      },
+    };
+  }
+
+  private retain(batch: SourceBatch, live: Live, offset: number, bytes: Buffer): void {
+    const end = offset + bytes.length;
+    if (end <= live.state.rawEnd) return;
+    const from = Math.max(0, live.state.rawEnd - offset);
+    const kept = from > 0 ? bytes.subarray(from) : bytes;
+    const chunk: RawChunk = {
+      source: this.name,
+      file: live.state.rawFile,
+      conversation: live.state.conversation,
+      offset: offset + from,
+      bytes: kept,
+      epoch: live.state.epoch,
+      firstAt: null,
+      lastAt: null,
+    };
+    batch.rawChunks.push(chunk);
+    live.state.rawEnd = end;
+  }
+
+  private sink(batch: SourceBatch): LineSink {
+    const seen = new Set<ConversationRef>();
+    const source = this.name;
+    const sink: LineSink = {
+      lineOffset: 0,
+      counting: true,
+      times: [],
+      record(record) {
+        batch.records.push(record);
+        const cursor = record.cursor !== null ? Number(record.cursor) : NaN;
+        sink.times.push({ offset: Number.isFinite(cursor) ? cursor : sink.lineOffset, at: record.at });
+      },
+      conversation(ref) {
+        if (seen.has(ref)) return;
+        seen.add(ref);
+        batch.conversations.push(ref);
+      },
+      alias(alias, session) {
+        if (alias && session) batch.aliases.push({ alias, session, source });
+      },
+      skipped(count = 1) {
+        if (sink.counting) batch.counters.skipped += count;
+      },
+      malformed(count = 1) {
+        if (sink.counting) batch.counters.malformed += count;
+      },
+    };
+    return sink;
+  }
+}
+
+interface LineSink extends JsonlSink {
+  lineOffset: number;
+  counting: boolean;
+  times: { offset: number; at: number }[];
+}
+
+/** Sets each raw chunk's first/last record time from the records whose lines start in it. */
+function assignTimes(chunks: RawChunk[], from: number, times: { offset: number; at: number }[]): void {
+  if (times.length === 0 || chunks.length <= from) return;
+  const own = chunks.slice(from);
+  for (const { offset, at } of times) {
+    let lo = 0;
+    let hi = own.length - 1;
+    let hit = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = own[mid]!;
+      if (offset < c.offset) hi = mid - 1;
+      else if (offset >= c.offset + c.bytes.length) lo = mid + 1;
+      else {
+        hit = mid;
+        break;
+      }
+    }
+    if (hit < 0) continue;
+    const c = own[hit]!;
+    c.firstAt = c.firstAt === null ? at : Math.min(c.firstAt, at);
+    c.lastAt = c.lastAt === null ? at : Math.max(c.lastAt, at);
+  }
+}

@@ -1,0 +1,718 @@
+/**
+ * opencode history under OPENCODE_DB or $XDG_DATA_HOME/opencode: every `opencode*.db` (1.x
+ * `session`/`message`/`part`, 2.x `session_v2`/`session_message`; v2 is read for the sessions
+ * it holds only when `session_message` has rows, so an upgraded database is never counted
+ * twice) and the pre-1.2 `storage/` JSON files (deduplicated with the database on message id).
+ *
+ * Bounds per tick: at most 32 session rows (changed sessions first, then a slow re-check
+ * sweep that catches messages updated after their session row), at most 32 storage entries
+ * walked, and message pages of at most 200 rows / 512 KiB of JSON. Databases are opened
+ * read-only: a live `-wal` is read, never checkpointed.
+ *
+ * Conversation `opencode:<sessionId>` (parent from parent_id). Records are keyed by message
+ * id: hit id `transcript:opencode:<sessionId>:<messageId>`, cursor the message id.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { agentRoots, type Env } from "../../config/paths.js";
+import type {
+  Budget,
+  ConversationRef,
+  IndexView,
+  RawChunk,
+  Source,
+  SourceBatch,
+  SourceCheckpoint,
+  SourceRecord,
+} from "../types.js";
+import { emptyBatch } from "../types.js";
+import { ProjectResolver } from "../files/project.js";
+import { BoundedWalker } from "../files/walker.js";
+import { DISCOVERY_INTERVAL_MS } from "../files/jsonl-source.js";
+import { parseJson } from "../shared/json.js";
+import {
+  mapOpencodeSessionRow,
+  mapOpencodeStorageMessage,
+  mapOpencodeStorageSession,
+  mapOpencodeV1Message,
+  mapOpencodeV2Message,
+  type OpencodeRecord,
+  type OpencodeRow,
+  type OpencodeSessionMeta,
+} from "./record.js";
+import {
+  OpencodeDb,
+  PAGE_MAX_BYTES,
+  PAGE_MAX_ROWS,
+  rowBytes,
+  START,
+  type Cursor,
+  type SessionRow,
+} from "./db.js";
+
+export const OPENCODE_SOURCE = "opencode";
+export const OPENCODE_AGENT = "opencode";
+
+interface DbState {
+  v: 1;
+  /** Change cursor per session table. */
+  cursors: Record<string, Cursor>;
+  /** Re-check sweep position per session table (rowid). */
+  sweep: Record<string, number>;
+}
+
+interface SessionState {
+  v: 1;
+  schema: "v1" | "v2";
+  messages: Cursor;
+  parts: Cursor;
+}
+
+interface StorageState {
+  v: 1;
+  /** Highest message id read (ids ascend with time). */
+  last: string;
+  dirMtime: number;
+  sessionMtime: number;
+}
+
+interface OpenDb {
+  file: string;
+  db: OpencodeDb | null;
+  failed: boolean;
+  /** Sessions whose messages need a look, in the order they were queued. */
+  queue: Map<string, SessionRow | null>;
+  sweepDone: boolean;
+  /** A re-check sweep is under way. */
+  sweeping: boolean;
+  /** When the last re-check sweep started, and when session rows were last scanned. */
+  sweepStartedAt: number;
+  scannedAt: number;
+  ticksSinceScan: number;
+  /** The last scan of its session rows found nothing new (reset when a clean sweep is counted). */
+  scannedClean: boolean;
+  caughtUp: boolean;
+}
+
+/** A re-check sweep of every session starts at most this often. */
+export const SWEEP_INTERVAL_MS = 30_000;
+/** Changed session rows are looked for at most this often once caught up (no index on time_updated). */
+export const SCAN_INTERVAL_MS = 1_000;
+/** In a backfill (ticks back to back), once caught up: every this many ticks. */
+export const SCAN_EVERY_TICKS = 16;
+
+const parseState = <T>(cp: SourceCheckpoint | undefined): T | null => {
+  if (!cp?.state) return null;
+  const parsed = parseJson(cp.state);
+  return parsed.ok ? (parsed.value as T) : null;
+};
+
+const dbKey = (file: string) => `db:${file}`;
+const sessionKey = (file: string, id: string) => `db:${file}#${id}`;
+const storageKey = (id: string) => `storage:${id}`;
+
+export interface OpencodeSourceOptions {
+  dataDir?: string;
+  dbFile?: string | null;
+}
+
+export class OpencodeSource implements Source {
+  readonly name = OPENCODE_SOURCE;
+  readonly agent = OPENCODE_AGENT;
+  private readonly dataDir: string;
+  private readonly explicitDb: string | null;
+  private readonly resolver = new ProjectResolver();
+  private readonly dbs = new Map<string, OpenDb>();
+  private lastDbScan = -Infinity;
+  private readonly walker: BoundedWalker;
+  /** Storage sessions known: session id → session JSON path. */
+  private readonly storage = new Map<string, string>();
+  private readonly storageBacklog = new Set<string>();
+  private storageOrder: string[] = [];
+  private storagePosition = 0;
+  private storageDirty = true;
+  private doneRows = 0;
+  private cleanSweeps = 0;
+  private storageSweepChanged = false;
+  private storageSweptClean = false;
+
+  constructor(env: Env, options: OpencodeSourceOptions = {}) {
+    const roots = agentRoots(env);
+    this.dataDir = options.dataDir ?? roots.opencodeDataDir;
+    this.explicitDb = options.dbFile !== undefined ? options.dbFile : roots.opencodeDb;
+    const sessionDir = path.join(this.dataDir, "storage", "session");
+    this.walker = new BoundedWalker(
+      () => [sessionDir],
+      ({ name, depth, isDirectory, isFile }) => {
+        if (depth === 0) return isDirectory ? "descend" : "skip";
+        return depth === 1 && isFile && name.endsWith(".json") ? "file" : "skip";
+      },
+    );
+  }
+
+  close(): void {
+    this.walker.close();
+    for (const entry of this.dbs.values()) entry.db?.close();
+    this.dbs.clear();
+  }
+
+  nextBatch(view: IndexView, budget: Budget): SourceBatch {
+    const batch = emptyBatch();
+    this.scanDatabases(budget.now);
+    let sessionRows = budget.maxSessionRows;
+    let idle = true;
+    for (const entry of this.dbs.values()) {
+      const db = this.openDb(entry);
+      if (!db) continue;
+      const used = this.syncDatabase(entry, db, view, batch, budget, sessionRows);
+      sessionRows -= used.sessionRows;
+      if (!used.idle) idle = false;
+      if (batch.records.length >= budget.maxRecords || budget.expired()) {
+        idle = false;
+        break;
+      }
+    }
+    if (!this.syncStorage(view, batch, budget)) idle = false;
+    batch.progress = {
+      filesKnown: this.dbs.size + this.storage.size,
+      backlogFiles: [...this.dbs.values()].reduce((n, e) => n + e.queue.size, 0) + this.storageBacklog.size,
+      backlogBytes: 0,
+      doneBytes: this.doneRows,
+      discovered: this.walker.sweeps > 0,
+      cleanSweeps: this.cleanSweeps,
+    };
+    batch.idle = idle;
+    // A clean sweep: every database scanned and found unchanged, and the storage/ files
+    // swept, since the last one was counted.
+    const dbs = [...this.dbs.values()].filter((e) => e.db !== null);
+    if (
+      idle &&
+      dbs.every((e) => e.scannedClean) &&
+      (this.storageOrder.length === 0 || this.storageSweptClean)
+    ) {
+      this.cleanSweeps += 1;
+      this.storageSweptClean = false;
+      for (const e of dbs) e.scannedClean = false;
+    }
+    return batch;
+  }
+
+  // ------------------------------------------------------------------ databases
+
+  private scanDatabases(now: number): void {
+    if (now - this.lastDbScan < DISCOVERY_INTERVAL_MS) return;
+    this.lastDbScan = now;
+    const found: string[] = [];
+    if (this.explicitDb) found.push(this.explicitDb);
+    try {
+      for (const name of readdirSync(this.dataDir)) {
+        if (/^opencode.*\.db$/.test(name)) found.push(path.join(this.dataDir, name));
+      }
+    } catch {
+      // no data directory
+    }
+    for (const file of found) {
+      if (this.dbs.has(file)) continue;
+      this.dbs.set(file, {
+        file,
+        db: null,
+        failed: false,
+        queue: new Map(),
+        sweepDone: false,
+        sweeping: false,
+        sweepStartedAt: -Infinity,
+        scannedAt: -Infinity,
+        ticksSinceScan: 0,
+        scannedClean: false,
+        caughtUp: false,
+      });
+    }
+  }
+
+  private openDb(entry: OpenDb): OpencodeDb | null {
+    if (entry.db) return entry.db;
+    try {
+      statSync(entry.file);
+      entry.db = new OpencodeDb(entry.file);
+      entry.failed = false;
+      return entry.db;
+    } catch {
+      entry.failed = true;
+      return null;
+    }
+  }
+
+  /** One database's share of a tick. */
+  private syncDatabase(
+    entry: OpenDb,
+    db: OpencodeDb,
+    view: IndexView,
+    batch: SourceBatch,
+    budget: Budget,
+    sessionRows: number,
+  ): { sessionRows: number; idle: boolean } {
+    const key = dbKey(entry.file);
+    const cp = view.checkpoint(this.name, key);
+    const state: DbState = parseState<DbState>(cp) ?? { v: 1, cursors: {}, sweep: {} };
+    db.refresh();
+    let rows = 0;
+    let changedAny = false;
+    try {
+      // 1. Sessions changed since the cursors: new sessions, titles, activity. Once caught up,
+      //    looked for at most every SCAN_INTERVAL_MS (the tables have no time index).
+      entry.ticksSinceScan += 1;
+      const due = budget.thorough
+        ? entry.ticksSinceScan >= SCAN_EVERY_TICKS
+        : budget.now - entry.scannedAt >= SCAN_INTERVAL_MS;
+      const scan = !entry.caughtUp || due;
+      if (scan) {
+        entry.scannedAt = budget.now;
+        entry.ticksSinceScan = 0;
+        for (const table of db.sessionTables()) {
+          if (rows >= sessionRows) break;
+          const after = state.cursors[table] ?? START;
+          const changed = db.changedSessions(table, after, sessionRows - rows);
+          for (const row of changed) {
+            rows += 1;
+            changedAny = true;
+            state.cursors[table] = { t: Number(row["time_updated"] ?? 0), id: String(row["id"]) };
+            if (table === "session" && db.schemaOf(String(row["id"])) === "v2") continue;
+            this.session(row, batch);
+            entry.queue.set(String(row["id"]), row);
+          }
+        }
+        entry.caughtUp = !changedAny;
+        entry.scannedClean = !changedAny;
+      }
+      // 2. When caught up, a slow sweep re-checks every session (messages updated after their
+      //    session row): it starts at most every SWEEP_INTERVAL_MS and walks 32 rows per tick.
+      if (!entry.sweeping && entry.caughtUp && entry.queue.size === 0) {
+        if (budget.now - entry.sweepStartedAt >= SWEEP_INTERVAL_MS) {
+          entry.sweeping = true;
+          entry.sweepStartedAt = budget.now;
+          state.sweep = {};
+        }
+      }
+      if (entry.sweeping && entry.queue.size === 0 && rows < sessionRows) {
+        let swept = 0;
+        for (const table of db.sessionTables()) {
+          const from = state.sweep[table] ?? 0;
+          const page = db.sessionsFrom(table, from, sessionRows - rows);
+          for (const row of page) {
+            rows += 1;
+            swept += 1;
+            state.sweep[table] = row.__rowid;
+            if (table === "session" && db.schemaOf(String(row["id"])) === "v2") continue;
+            entry.queue.set(String(row["id"]), null);
+          }
+          if (rows >= sessionRows) break;
+        }
+        if (swept === 0) {
+          entry.sweeping = false;
+          entry.sweepDone = true;
+        }
+      }
+      // 3. Messages of queued sessions, page by page.
+      let found = 0;
+      for (const [sessionId, row] of entry.queue) {
+        if (batch.records.length >= budget.maxRecords || budget.expired()) break;
+        const more = this.messages(entry, db, sessionId, row, view, batch);
+        found += more.rows;
+        if (!more.more) entry.queue.delete(sessionId);
+        else break;
+      }
+      if (found > 0) entry.sweepDone = false;
+    } catch {
+      // A database being rewritten or locked: try again next tick with a fresh connection.
+      entry.db?.close();
+      entry.db = null;
+      return { sessionRows: rows, idle: false };
+    }
+    batch.checkpoints.push({
+      source: this.name,
+      key,
+      offset: 0,
+      size: null,
+      mtime: null,
+      headHash: null,
+      state: JSON.stringify(state),
+    });
+    const idle = entry.caughtUp && !entry.sweeping && entry.queue.size === 0 && entry.sweepDone;
+    return { sessionRows: rows, idle };
+  }
+
+  private conversationFor(meta: OpencodeSessionMeta): ConversationRef {
+    return {
+      id: `opencode:${meta.id}`,
+      source: OPENCODE_SOURCE,
+      agent: OPENCODE_AGENT,
+      kind: "transcript",
+      project: this.resolver.resolve(meta.directory),
+      session: meta.id,
+      parent: meta.parentId ? `opencode:${meta.parentId}` : null,
+      title: meta.title ?? null,
+      branch: null,
+      model: meta.model?.modelID ?? null,
+    };
+  }
+
+  private readonly conversations = new Map<string, ConversationRef>();
+
+  /** Conversation metadata and aliases of one session row. */
+  private session(row: SessionRow, batch: SourceBatch): ConversationRef | null {
+    const meta = mapOpencodeSessionRow(row);
+    if (!meta) {
+      batch.counters.malformed += 1;
+      return null;
+    }
+    const ref = this.conversationFor(meta);
+    this.conversations.set(meta.id, ref);
+    batch.conversations.push(ref);
+    if (meta.title) batch.aliases.push({ alias: meta.title, session: meta.id, source: this.name });
+    if (meta.slug) batch.aliases.push({ alias: meta.slug, session: meta.id, source: this.name });
+    if (meta.parentId) batch.aliases.push({ alias: meta.parentId, session: meta.id, source: this.name });
+    return ref;
+  }
+
+  private conversationOf(sessionId: string): ConversationRef {
+    return (
+      this.conversations.get(sessionId) ?? {
+        id: `opencode:${sessionId}`,
+        source: OPENCODE_SOURCE,
+        agent: OPENCODE_AGENT,
+        kind: "transcript",
+        project: null,
+        session: sessionId,
+        parent: null,
+        title: null,
+      }
+    );
+  }
+
+  /** One page of a session's changed messages. */
+  private messages(
+    entry: OpenDb,
+    db: OpencodeDb,
+    sessionId: string,
+    row: SessionRow | null,
+    view: IndexView,
+    batch: SourceBatch,
+  ): { rows: number; more: boolean } {
+    const key = sessionKey(entry.file, sessionId);
+    const cp = view.checkpoint(this.name, key);
+    const schema = db.schemaOf(sessionId);
+    let state = parseState<SessionState>(cp);
+    if (!state || state.schema !== schema) state = { v: 1, schema, messages: START, parts: START };
+    if (!this.conversations.has(sessionId)) {
+      const known = row ?? db.sessionById(sessionId);
+      if (known) this.session(known, batch);
+    }
+    const conversation = this.conversationOf(sessionId);
+    let rows = 0;
+    let more = false;
+    if (schema === "v2") {
+      const page = db.v2Messages(sessionId, state.messages);
+      for (const message of page.rows) {
+        rows += 1;
+        this.emit(mapOpencodeV2Message(message), conversation, batch);
+        this.retain(batch, entry.file, conversation.id, "session_message", message, []);
+        state.messages = { t: Number(message["time_updated"] ?? 0), id: String(message["id"]) };
+      }
+      more = page.more;
+    } else {
+      const messages = db.v1ChangedMessages(sessionId, state.messages);
+      const parts = db.v1ChangedParts(sessionId, state.parts);
+      const events = [
+        ...messages.map((m) => ({ t: m.time_updated, id: m.id, message: m.id, kind: "m" as const })),
+        ...parts.map((p) => ({ t: p.time_updated, id: p.id, message: p.message_id, kind: "p" as const })),
+      ].sort(
+        (a, b) => a.t - b.t || (a.kind === b.kind ? 0 : a.kind === "m" ? -1 : 1) || (a.id < b.id ? -1 : 1),
+      );
+      const done = new Set<string>();
+      let partCount = 0;
+      let bytes = 0;
+      let stopped = false;
+      for (const event of events) {
+        if (!done.has(event.message)) {
+          if (done.size > 0 && (partCount >= PAGE_MAX_ROWS || bytes >= PAGE_MAX_BYTES)) {
+            stopped = true;
+            break;
+          }
+          const message = db.v1Message(event.message);
+          const messageParts = message ? db.v1Parts(event.message) : [];
+          done.add(event.message);
+          if (message) {
+            rows += 1;
+            partCount += messageParts.length;
+            bytes += rowBytes(message) + messageParts.reduce((n, p) => n + rowBytes(p), 0);
+            this.emit(mapOpencodeV1Message(message, messageParts), conversation, batch);
+            this.retain(batch, entry.file, conversation.id, "message", message, messageParts);
+          }
+        }
+        if (event.kind === "m") state.messages = { t: event.t, id: event.id };
+        else state.parts = { t: event.t, id: event.id };
+      }
+      more = stopped || messages.length >= PAGE_MAX_ROWS || parts.length >= PAGE_MAX_ROWS;
+    }
+    this.doneRows += rows;
+    if (rows > 0 || !cp) {
+      batch.checkpoints.push({
+        source: this.name,
+        key,
+        offset: 0,
+        size: null,
+        mtime: null,
+        headHash: null,
+        state: JSON.stringify(state),
+      });
+    }
+    return { rows, more };
+  }
+
+  private emit(record: OpencodeRecord, conversation: ConversationRef, batch: SourceBatch): void {
+    if (record.type === "skip") {
+      if (record.reason === "malformed" || record.reason === "no-id") batch.counters.malformed += 1;
+      else batch.counters.skipped += 1;
+      return;
+    }
+    const ref =
+      record.sessionId === conversation.session ? conversation : this.conversationOf(record.sessionId);
+    const out: SourceRecord = {
+      sourceKey: record.id,
+      hitId: `transcript:${OPENCODE_AGENT}:${record.sessionId}:${record.id}`,
+      conversation: ref,
+      at: record.at ?? record.updatedAt ?? 0,
+      role: record.turn.role,
+      kind: "transcript",
+      content: { type: "turn", turn: record.turn },
+      cursor: record.id,
+      message: null,
+      job: null,
+      run: null,
+      model: record.model?.modelID ?? null,
+      branch: null,
+    };
+    batch.records.push(out);
+  }
+
+  /**
+   * Retains the rows exactly as read: one JSON line per message with its columns (the `data`
+   * column kept as the very string stored) and, for v1, its parts.
+   */
+  private retain(
+    batch: SourceBatch,
+    file: string,
+    conversation: string,
+    table: string,
+    row: OpencodeRow,
+    parts: OpencodeRow[],
+  ): void {
+    const line = JSON.stringify(parts.length > 0 ? { table, row, parts } : { table, row });
+    const at = Number(row["time_created"] ?? 0) || null;
+    const chunk: RawChunk = {
+      source: this.name,
+      file,
+      conversation,
+      offset: Number(row["time_updated"] ?? 0),
+      unit: "row",
+      bytes: Buffer.from(`${line}\n`, "utf8"),
+      epoch: 0,
+      firstAt: at,
+      lastAt: at,
+      dedupe: true,
+    };
+    batch.rawChunks.push(chunk);
+  }
+
+  // ------------------------------------------------------------------ storage/ JSON (before 1.2)
+
+  /** Returns true when storage has nothing left to do right now. */
+  private syncStorage(view: IndexView, batch: SourceBatch, budget: Budget): boolean {
+    if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
+      const step = this.walker.step(budget.maxEntries, budget.now);
+      for (const file of step.files) {
+        const id = path.basename(file, ".json");
+        if (!this.storage.has(id)) {
+          this.storage.set(id, file);
+          this.storageOrder.push(id);
+          this.storageBacklog.add(id);
+        }
+      }
+    }
+    // Change detection, round robin, bounded.
+    const n = this.storageOrder.length;
+    for (let i = 0; i < Math.min(budget.maxEntries, n); i++) {
+      if (this.storagePosition >= n) this.storagePosition = 0;
+      const id = this.storageOrder[this.storagePosition++]!;
+      if (!this.storageBacklog.has(id) && this.storageChanged(view, id)) {
+        this.storageBacklog.add(id);
+        this.storageSweepChanged = true;
+      }
+      if (this.storagePosition >= n) {
+        this.storageSweptClean = !this.storageSweepChanged && this.storageBacklog.size === 0;
+        this.storageDirty = this.storageBacklog.size > 0;
+        this.storageSweepChanged = false;
+        this.storagePosition = 0;
+      }
+    }
+    if (n === 0) this.storageDirty = false;
+    let files = 0;
+    for (const id of [...this.storageBacklog]) {
+      if (files >= budget.maxFiles || batch.records.length >= budget.maxRecords || budget.expired()) break;
+      files += 1;
+      const more = this.storageSession(view, id, batch, budget);
+      this.storageBacklog.delete(id);
+      if (more) this.storageBacklog.add(id);
+    }
+    return !this.walker.active && this.storageBacklog.size === 0 && !this.storageDirty;
+  }
+
+  private storagePaths(id: string) {
+    const storage = path.join(this.dataDir, "storage");
+    return { messages: path.join(storage, "message", id), parts: path.join(storage, "part") };
+  }
+
+  private storageChanged(view: IndexView, id: string): boolean {
+    const state = parseState<StorageState>(view.checkpoint(this.name, storageKey(id)));
+    if (!state) return true;
+    return (
+      mtimeOf(this.storagePaths(id).messages) !== state.dirMtime ||
+      mtimeOf(this.storage.get(id)!) !== state.sessionMtime
+    );
+  }
+
+  /** Reads a storage session's new messages, bounded; true when more are waiting. */
+  private storageSession(view: IndexView, id: string, batch: SourceBatch, budget: Budget): boolean {
+    const key = storageKey(id);
+    const state: StorageState = parseState<StorageState>(view.checkpoint(this.name, key)) ?? {
+      v: 1,
+      last: "",
+      dirMtime: -1,
+      sessionMtime: -1,
+    };
+    const sessionFile = this.storage.get(id)!;
+    const paths = this.storagePaths(id);
+    const sessionBytes = readBytes(sessionFile);
+    const sessionJson = sessionBytes ? parseJson(sessionBytes.toString("utf8")) : { ok: false as const };
+    const meta = sessionJson.ok ? mapOpencodeStorageSession(sessionJson.value) : undefined;
+    const sessionMtime = mtimeOf(sessionFile);
+    let conversation = this.conversationOf(id);
+    if (meta && sessionMtime !== state.sessionMtime) {
+      conversation = this.conversationFor(meta);
+      this.conversations.set(id, conversation);
+      batch.conversations.push(conversation);
+      if (meta.title) batch.aliases.push({ alias: meta.title, session: id, source: this.name });
+      if (meta.parentId) batch.aliases.push({ alias: meta.parentId, session: id, source: this.name });
+      if (sessionBytes) this.retainFile(batch, sessionFile, conversation.id, sessionBytes, meta.createdAt);
+    } else if (meta && !this.conversations.has(id)) {
+      conversation = this.conversationFor(meta);
+      this.conversations.set(id, conversation);
+    }
+    const dirMtime = mtimeOf(paths.messages);
+    let names: string[] = [];
+    try {
+      names = readdirSync(paths.messages)
+        .filter((n) => n.endsWith(".json"))
+        .sort();
+    } catch {
+      names = [];
+    }
+    let more = false;
+    let count = 0;
+    for (const name of names) {
+      const messageId = name.slice(0, -".json".length);
+      if (messageId <= state.last) continue;
+      if (count >= PAGE_MAX_ROWS || batch.records.length >= budget.maxRecords || budget.expired()) {
+        more = true;
+        break;
+      }
+      count += 1;
+      const file = path.join(paths.messages, name);
+      const bytes = readBytes(file);
+      const parsed = bytes ? parseJson(bytes.toString("utf8")) : { ok: false as const };
+      const partDir = path.join(paths.parts, messageId);
+      const parts: unknown[] = [];
+      let partNames: string[] = [];
+      try {
+        partNames = readdirSync(partDir)
+          .filter((n) => n.endsWith(".json"))
+          .sort();
+      } catch {
+        partNames = [];
+      }
+      const partFiles: { file: string; bytes: Buffer }[] = [];
+      for (const partName of partNames) {
+        const partFile = path.join(partDir, partName);
+        const partBytes = readBytes(partFile);
+        if (!partBytes) continue;
+        partFiles.push({ file: partFile, bytes: partBytes });
+        const part = parseJson(partBytes.toString("utf8"));
+        if (part.ok) parts.push(part.value);
+        else batch.counters.malformed += 1;
+      }
+      if (!parsed.ok) {
+        batch.counters.malformed += 1;
+      } else {
+        const record = mapOpencodeStorageMessage(parsed.value, parts);
+        this.emit(record, conversation, batch);
+        const at = record.type === "turn" ? record.at : null;
+        if (bytes) this.retainFile(batch, file, conversation.id, bytes, at);
+        for (const part of partFiles) this.retainFile(batch, part.file, conversation.id, part.bytes, at);
+      }
+      state.last = messageId;
+      this.doneRows += 1;
+    }
+    if (!more) state.dirMtime = dirMtime;
+    state.sessionMtime = sessionMtime;
+    batch.checkpoints.push({
+      source: this.name,
+      key,
+      offset: 0,
+      size: null,
+      mtime: null,
+      headHash: null,
+      state: JSON.stringify(state),
+    });
+    return more;
+  }
+
+  private retainFile(
+    batch: SourceBatch,
+    file: string,
+    conversation: string,
+    bytes: Buffer,
+    at: number | null,
+  ): void {
+    batch.rawChunks.push({
+      source: this.name,
+      file,
+      conversation,
+      offset: 0,
+      bytes,
+      epoch: 0,
+      firstAt: at,
+      lastAt: at,
+      dedupe: true,
+    });
+  }
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return Math.floor(statSync(file).mtimeMs);
+  } catch {
+    return -1;
+  }
+}
+
+function readBytes(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch {
+    return null;
+  }
+}
+
+export function createOpencodeSource(env: Env, options: OpencodeSourceOptions = {}): OpencodeSource {
+  return new OpencodeSource(env, options);
+}

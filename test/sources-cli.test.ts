@@ -1,0 +1,133 @@
+/** `recall index`, `recall forget` and `recall export` end to end, through the compiled binary. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
+import {
+  BASE_TIME,
+  claudeLine,
+  codexAgentTurn,
+  codexMeta,
+  codexTurnContext,
+  codexUserTurn,
+} from "./sources-lines.js";
+
+const SESSION = "8c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
+const THREAD = "019a0000-3333-7444-8555-666677778888";
+
+describe("recall index / forget / export", () => {
+  let cleanup = () => {};
+  afterEach(() => cleanup());
+
+  const setup = () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const home = path.join(t.dir, "home");
+    const claude = path.join(home, ".claude", "projects", "-p");
+    mkdirSync(claude, { recursive: true });
+    writeFileSync(
+      path.join(claude, `${SESSION}.jsonl`),
+      claudeLine({ uuid: "c1", session: SESSION, text: "the flamingo migration plan", at: BASE_TIME }) +
+        claudeLine({
+          uuid: "c2",
+          session: SESSION,
+          role: "assistant",
+          text: "flamingo plan accepted",
+          at: BASE_TIME + 1,
+        }),
+    );
+    const codex = path.join(home, ".codex", "sessions", "2026", "06", "01");
+    mkdirSync(codex, { recursive: true });
+    writeFileSync(
+      path.join(codex, `rollout-2026-06-01T10-00-00-${THREAD}.jsonl`),
+      codexMeta(THREAD) +
+        codexTurnContext() +
+        codexUserTurn(THREAD, "flamingo question for codex", BASE_TIME + 100, "u1") +
+        codexAgentTurn(THREAD, "codex flamingo answer", BASE_TIME + 101, "a1"),
+    );
+    const env = {
+      HOME: home,
+      RECALL_HOME: path.join(t.dir, "recall"),
+      CLAUDE_CONFIG_DIR: "",
+      CODEX_HOME: "",
+      XDG_DATA_HOME: "",
+      OPENCODE_DB: "",
+    };
+    // Unset the CLIs' variables (an empty CLAUDE_CONFIG_DIR would name the current folder).
+    delete (env as Record<string, string | undefined>).CLAUDE_CONFIG_DIR;
+    delete (env as Record<string, string | undefined>).CODEX_HOME;
+    delete (env as Record<string, string | undefined>).XDG_DATA_HOME;
+    delete (env as Record<string, string | undefined>).OPENCODE_DB;
+    return { home, env };
+  };
+
+  it("indexes, reports per source, forgets with a tombstone, and exports", () => {
+    const { env } = setup();
+    const run = (...args: string[]) => runCli(args, env);
+
+    const indexed = run("index", "--json");
+    expect(indexed.stderr).toBe("");
+    expect(indexed.status).toBe(0);
+    const summary = JSON.parse(indexed.stdout) as {
+      records: number;
+      sources: {
+        source: string;
+        records: number;
+        files: number;
+        documents: number;
+        oversized: number;
+        raw: { bytes: number };
+      }[];
+    };
+    const claude = summary.sources.find((s) => s.source === "claude-code")!;
+    const codex = summary.sources.find((s) => s.source === "codex")!;
+    expect(claude).toMatchObject({ records: 2, files: 1, documents: 2, oversized: 0 });
+    expect(codex.documents).toBe(2);
+    expect(claude.raw.bytes).toBeGreaterThan(0);
+
+    const human = run("index");
+    expect(human.status).toBe(0);
+    expect(human.stdout).toMatch(/claude-code/);
+
+    const found = JSON.parse(run("search", "flamingo", "--json").stdout) as { hits: { session: string }[] };
+    expect(found.hits.length).toBe(4);
+
+    expect(run("forget").status).toBe(2);
+    expect(run("forget", "--session", SESSION, "--project", "/x").status).toBe(2);
+    expect(run("forget", "--since", "yesterday", "--until", "2026-01-01T00:00:00Z").status).toBe(3);
+    // Without a terminal to confirm on, --yes is required.
+    const unconfirmed = run("forget", "--session", SESSION);
+    expect(unconfirmed.status).toBe(2);
+    expect(unconfirmed.stderr).toMatch(/--yes/);
+
+    const forgot = run("forget", "--session", SESSION, "--yes", "--json");
+    expect(forgot.status).toBe(0);
+    expect(JSON.parse(forgot.stdout)).toMatchObject({ documents: 2, records: 2, conversations: 1 });
+    expect(run("export", `claude:${SESSION}`).status).toBe(3);
+
+    // A later index does not bring it back.
+    expect(run("index").status).toBe(0);
+    const after = JSON.parse(run("search", "flamingo", "--json").stdout) as { hits: { session: string }[] };
+    expect(after.hits.map((x) => x.session)).toEqual([THREAD, THREAD]);
+
+    const exported = run("export", `codex:${THREAD}`);
+    expect(exported.status).toBe(0);
+    expect(exported.stdout).toContain("codex flamingo answer");
+
+    const range = run(
+      "forget",
+      "--since",
+      String(BASE_TIME + 100),
+      "--until",
+      new Date(BASE_TIME + 100).toISOString(),
+      "--yes",
+    );
+    expect(range.status).toBe(0);
+    expect(range.stdout).toMatch(/Forgot 1 documents/);
+    const left = JSON.parse(run("search", "flamingo", "--json").stdout) as { hits: { id: string }[] };
+    expect(left.hits).toHaveLength(1);
+    // The raw chunk holding the forgotten record is gone with it (here: the whole small rollout).
+    expect(run("export", `codex:${THREAD}`).status).toBe(3);
+  });
+});

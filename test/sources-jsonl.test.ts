@@ -1,0 +1,475 @@
+/**
+ * Incremental JSONL reading (Claude Code, Codex): torn lines, oversized lines, replaced files,
+ * deleted files and export, forget, appends during indexing, compressed twins, restarts.
+ */
+import { createHash } from "node:crypto";
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { sourceCoverage } from "../src/indexer/coverage.js";
+import { exportConversation } from "../src/indexer/export.js";
+import { forget } from "../src/indexer/forget.js";
+import { resetDerived } from "../src/indexer/rebuild.js";
+import { runCli } from "./helpers/cli.js";
+import { claudeProjects, codexSessions, createHarness, type Harness } from "./sources-harness.js";
+import {
+  BASE_TIME,
+  claudeLine,
+  codexAgentTurn,
+  codexMeta,
+  codexTurnContext,
+  codexUserTurn,
+  hugeClaudeLine,
+  zstd,
+} from "./sources-lines.js";
+
+const SESSION = "5f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b";
+const SESSION2 = "6a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d";
+const THREAD = "019a0000-1111-7222-8333-444455556666";
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+function exportBytes(h: Harness, conversation: string): Buffer {
+  const parts: Buffer[] = [];
+  exportConversation(h.store.db, conversation, (b) => parts.push(Buffer.from(b)));
+  return Buffer.concat(parts);
+}
+
+describe("incremental JSONL sources", () => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  const claudeFile = (harness: Harness, session = SESSION) => {
+    const dir = path.join(claudeProjects(harness.home), "-nonexistent-recall-test-proj");
+    mkdirSync(dir, { recursive: true });
+    return path.join(dir, `${session}.jsonl`);
+  };
+  const docs = (harness: Harness) =>
+    harness.store.db.prepare("SELECT source_key AS k, body FROM recall_documents ORDER BY id").all() as {
+      k: string;
+      body: string;
+    }[];
+
+  it("holds back a partial last line and indexes it once completed", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    const second = claudeLine({
+      uuid: "u2",
+      session: SESSION,
+      text: "second quokka prompt",
+      at: BASE_TIME + 1000,
+    });
+    writeFileSync(
+      file,
+      claudeLine({ uuid: "u1", session: SESSION, text: "first wombat prompt" }) + second.slice(0, 40),
+    );
+    h.index();
+    expect(h.search("wombat")).toHaveLength(1);
+    expect(h.search("quokka")).toHaveLength(0);
+    appendFileSync(file, second.slice(40));
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("quokka")).toHaveLength(1);
+    expect(h.search("wombat")).toHaveLength(1);
+    expect(docs(h).map((d) => d.k)).toEqual(["u1", "u2"]);
+    // The torn bytes were retained once, after the line was complete.
+    expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
+  });
+
+  it("discards a 20 MB line in bounded memory, counts it, and keeps its bytes", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(file, claudeLine({ uuid: "a", session: SESSION, text: "before the huge paste" }));
+    appendFileSync(file, hugeClaudeLine(SESSION, "huge", 20 * 1024 * 1024, "giraffehugetoken"));
+    appendFileSync(file, claudeLine({ uuid: "b", session: SESSION, text: "after the huge paste" }));
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    h.index({ limits: {} });
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(h.search("before huge paste")).toHaveLength(1);
+    expect(h.search("after huge paste")).toHaveLength(1);
+    expect(h.search("giraffehugetoken")).toHaveLength(0);
+    const [claude] = sourceCoverage(h.store.db, ["claude-code"]);
+    expect(claude!.oversized).toBe(1);
+    expect(claude!.raw.bytes).toBe(readFileSync(file).length);
+    // Generous: the line alone would cost ~40 MB as a string and more parsed.
+    expect(peak - before).toBeLessThan(150 * 1024 * 1024);
+    expect(sha256(exportBytes(h, `claude:${SESSION}`))).toBe(sha256(readFileSync(file)));
+    // Re-reading does not count it again.
+    h.restart();
+    h.clock.advance(60_000);
+    h.index();
+    expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.oversized).toBe(1);
+  });
+
+  it("re-reads a truncated and rewritten file without duplicating documents", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(
+      file,
+      ["alpha kiwi", "beta kiwi", "gamma kiwi"]
+        .map((text, i) => claudeLine({ uuid: `old${i}`, session: SESSION, text, at: BASE_TIME + i }))
+        .join(""),
+    );
+    h.index();
+    expect(h.search("kiwi")).toHaveLength(3);
+
+    // Truncated, then rewritten shorter with other content.
+    truncateSync(file, 0);
+    writeFileSync(file, claudeLine({ uuid: "new0", session: SESSION, text: "delta mango" }));
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("mango")).toHaveLength(1);
+    expect(h.search("kiwi")).toHaveLength(0);
+    expect(docs(h).map((d) => d.k)).toEqual(["new0"]);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(1);
+    expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
+
+    // Replaced by a file of the same size with a different head.
+    const same = readFileSync(file).toString("utf8").replace("delta mango", "omega mango");
+    writeFileSync(file, same);
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("omega mango")).toHaveLength(1);
+    expect(h.search("delta")).toHaveLength(0);
+    expect(docs(h)).toHaveLength(1);
+
+    // Grown again after the rewrite: appended lines only.
+    appendFileSync(
+      file,
+      claudeLine({ uuid: "new1", session: SESSION, text: "epsilon mango", at: BASE_TIME + 9 }),
+    );
+    h.clock.advance(60_000);
+    h.index();
+    expect(docs(h).map((d) => d.k)).toEqual(["new0", "new1"]);
+  });
+
+  it("keeps a deleted transcript searchable and readable, exports it byte for byte, and rebuilds from it", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(
+      file,
+      claudeLine({ uuid: "d1", session: SESSION, text: "the pelican decision", at: BASE_TIME }),
+    );
+    appendFileSync(file, hugeClaudeLine(SESSION, "d2", 20 * 1024 * 1024, "oversizedpelican"));
+    appendFileSync(
+      file,
+      claudeLine({ uuid: "d3", session: SESSION, text: "the pelican follow-up", at: BASE_TIME + 2 }),
+    );
+    appendFileSync(
+      file,
+      claudeLine({
+        uuid: "d4",
+        session: SESSION,
+        role: "assistant",
+        text: "noted pelican",
+        at: BASE_TIME + 3,
+      }),
+    );
+    const original = readFileSync(file);
+    h.index();
+    expect(h.search("pelican")).toHaveLength(3);
+    const records = h.count("SELECT count(*) FROM recall_records");
+
+    rmSync(file); // Claude Code's cleanupPeriodDays
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("pelican")).toHaveLength(3);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(records);
+    expect(h.count("SELECT count(*) FROM recall_records WHERE text LIKE '%pelican follow-up%'")).toBe(1);
+    expect(sha256(exportBytes(h, `claude:${SESSION}`))).toBe(sha256(original));
+
+    // The CLI gives the same bytes back.
+    const out = path.join(h.recallHome, "exported.jsonl");
+    const cli = runCli(["export", `claude:${SESSION}`, "--out", out], {
+      RECALL_HOME: h.recallHome,
+      HOME: h.home,
+    });
+    expect(cli.stderr).toBe("");
+    expect(cli.status).toBe(0);
+    expect(sha256(readFileSync(out))).toBe(sha256(original));
+    // Given by session id, to stdout (a small second session: the test runner buffers stdout).
+    const small = claudeFile(h, SESSION2);
+    writeFileSync(small, claudeLine({ uuid: "e1", session: SESSION2, text: "small pelican", at: BASE_TIME }));
+    h.clock.advance(60_000);
+    h.index();
+    const byStdout = runCli(["export", SESSION2], { RECALL_HOME: h.recallHome, HOME: h.home });
+    expect(byStdout.status).toBe(0);
+    expect(byStdout.stdout).toBe(readFileSync(small, "utf8"));
+    expect(
+      runCli(["export", "claude:no-such-session"], { RECALL_HOME: h.recallHome, HOME: h.home }).status,
+    ).toBe(3);
+    rmSync(small);
+
+    // A rebuild with the source gone replays the retained bytes through the same parser.
+    resetDerived(h.store.db, ["claude-code", "codex", "opencode"]);
+    expect(h.search("pelican")).toHaveLength(0);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(records + 1);
+    h.restart();
+    h.index();
+    expect(h.search("pelican")).toHaveLength(4);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(records + 1);
+    expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.oversized).toBe(1);
+    expect(sha256(exportBytes(h, `claude:${SESSION}`))).toBe(sha256(original));
+  });
+
+  it("forgets a session, a project and a time range, and a rescan or rebuild does not bring them back", async () => {
+    h = await createHarness();
+    const f1 = claudeFile(h, SESSION);
+    const f2 = claudeFile(h, SESSION2);
+    writeFileSync(
+      f1,
+      claudeLine({ uuid: "s1a", session: SESSION, text: "secret heron plan", at: BASE_TIME }),
+    );
+    appendFileSync(
+      f1,
+      claudeLine({ uuid: "s1b", session: SESSION, text: "more heron detail", at: BASE_TIME + 1 }),
+    );
+    writeFileSync(
+      f2,
+      claudeLine({ uuid: "s2a", session: SESSION2, text: "public heron note", at: BASE_TIME + 2 }),
+    );
+    const cwd = "/nonexistent/recall-test/other";
+    const session3 = "7b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e";
+    writeFileSync(
+      claudeFile(h, session3),
+      claudeLine({ uuid: "s3a", session: session3, text: "other heron work", at: BASE_TIME + 3, cwd }),
+    );
+    h.index();
+    expect(h.search("heron")).toHaveLength(4);
+
+    const forgotAt = BASE_TIME + 10;
+    const result = forget(h.store.db, { session: SESSION }, forgotAt);
+    expect(result).toMatchObject({ documents: 2, records: 2, conversations: 1 });
+    expect(result.rawChunks).toBeGreaterThan(0);
+    expect(
+      h
+        .search("heron")
+        .map((x) => x.session)
+        .sort(),
+    ).toEqual([SESSION2, session3].sort());
+    expect(
+      h.count("SELECT count(*) FROM recall_raw_chunks WHERE conversation = ?", `claude:${SESSION}`),
+    ).toBe(0);
+    expect(h.count("SELECT count(*) FROM recall_tombstones WHERE scope = 'session'")).toBeGreaterThan(0);
+
+    // A rescan (new process) and a full rebuild re-read the file: still forgotten.
+    h.restart();
+    h.clock.advance(60_000);
+    h.index();
+    resetDerived(h.store.db, ["claude-code"]);
+    h.restart();
+    h.index();
+    expect(h.search("secret heron")).toHaveLength(0);
+    expect(h.count("SELECT count(*) FROM recall_records WHERE conversation = ?", `claude:${SESSION}`)).toBe(
+      0,
+    );
+    expect(
+      h.count("SELECT count(*) FROM recall_raw_chunks WHERE conversation = ?", `claude:${SESSION}`),
+    ).toBe(0);
+    // What the session says after the forget is new history.
+    appendFileSync(
+      f1,
+      claudeLine({ uuid: "s1c", session: SESSION, text: "later heron message", at: forgotAt + 1000 }),
+    );
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("later heron").map((x) => x.session)).toEqual([SESSION]);
+    expect(h.search("secret heron")).toHaveLength(0);
+
+    // A time range.
+    forget(h.store.db, { since: BASE_TIME + 2, until: BASE_TIME + 2 }, forgotAt);
+    expect(h.search("public heron")).toHaveLength(0);
+    expect(h.search("other heron")).toHaveLength(1);
+    // A project (the normalised recorded cwd, since that folder does not exist here).
+    forget(h.store.db, { project: cwd }, forgotAt);
+    expect(h.search("other heron")).toHaveLength(0);
+    resetDerived(h.store.db, ["claude-code"]);
+    h.restart();
+    h.index();
+    expect(h.search("public heron")).toHaveLength(0);
+    expect(h.search("other heron")).toHaveLength(0);
+    expect(h.search("later heron")).toHaveLength(1);
+  });
+
+  it("loses and duplicates nothing while lines are appended during indexing, across restarts", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(file, "");
+    const expected: string[] = [];
+    let pending = "";
+    let n = 0;
+    // Appends in uneven pieces (lines torn anywhere) between small ticks.
+    for (let round = 0; round < 60; round++) {
+      for (let k = 0; k < 7; k++) {
+        const uuid = `append-${n}`;
+        const role = n % 3 === 2 ? "assistant" : "user";
+        pending += claudeLine({
+          uuid,
+          session: SESSION,
+          role,
+          text: `line ${n} capybara`,
+          at: BASE_TIME + n,
+        });
+        expected.push(uuid);
+        n += 1;
+      }
+      const cut = Math.floor(pending.length * ((round % 5) / 5 + 0.1));
+      appendFileSync(file, pending.slice(0, cut));
+      pending = pending.slice(cut);
+      h.tick({ maxBytes: 700, maxRecords: 5 });
+      if (round % 17 === 16) h.restart();
+      h.clock.advance(31_000);
+    }
+    appendFileSync(file, pending);
+    h.clock.advance(31_000);
+    h.index();
+    const keys = docs(h).map((d) => d.k);
+    expect(keys.length).toBe(expected.length);
+    expect(new Set(keys)).toEqual(new Set(expected));
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(expected.length);
+    expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
+  });
+
+  it("merges a streamed response split across batches, even across a restart", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(file, claudeLine({ uuid: "q", session: SESSION, text: "question about otters" }));
+    for (let i = 0; i < 3; i++) {
+      appendFileSync(
+        file,
+        claudeLine({
+          uuid: `r${i}`,
+          session: SESSION,
+          role: "assistant",
+          text: `otter part ${i}`,
+          messageId: "msg_x",
+          requestId: "req_x",
+          at: BASE_TIME + i,
+        }),
+      );
+    }
+    appendFileSync(
+      file,
+      claudeLine({ uuid: "q2", session: SESSION, text: "next question", at: BASE_TIME + 9 }),
+    );
+    const lineBytes = readFileSync(file).length / 5;
+    h.tick({ maxBytes: Math.floor(lineBytes * 2.5), maxRecords: 1000 });
+    h.restart();
+    h.index({ limits: { maxBytes: Math.floor(lineBytes * 1.5) } });
+    const merged = docs(h).filter((d) => d.body.includes("otter part"));
+    expect(merged).toHaveLength(1);
+    expect(merged[0]!.k).toBe("r0");
+    expect(merged[0]!.body).toContain("otter part 2");
+    expect(docs(h).map((d) => d.k)).toEqual(["q", "r0", "q2"]);
+  });
+
+  it("indexes a Codex .jsonl.zst beside its .jsonl twin once, and follows it when the plain file goes", async () => {
+    h = await createHarness();
+    const dir = path.join(codexSessions(h.home), "2026", "06", "01");
+    mkdirSync(dir, { recursive: true });
+    const plain = path.join(dir, `rollout-2026-06-01T09-00-00-${THREAD}.jsonl`);
+    let content = codexMeta(THREAD) + codexTurnContext();
+    for (let i = 0; i < 40; i++) {
+      content += codexUserTurn(THREAD, `question ${i} about lemurs`, BASE_TIME + i * 10, `u${i}`);
+      content += codexAgentTurn(THREAD, `answer ${i} about lemurs`, BASE_TIME + i * 10 + 5, `a${i}`);
+    }
+    writeFileSync(plain, content);
+    writeFileSync(`${plain}.zst`, zstd(Buffer.from(content)));
+    h.index();
+    expect(h.search("lemurs", {}, 200)).toHaveLength(80);
+    expect(h.count("SELECT count(*) FROM recall_conversations WHERE source = 'codex'")).toBe(1);
+    const first = docs(h);
+
+    // The compressor deletes the plain file: the compressed twin continues, nothing new.
+    rmSync(plain);
+    h.clock.advance(60_000);
+    h.index();
+    expect(docs(h)).toEqual(first);
+    // More lines appear in the compressed file (Codex resumed and recompressed).
+    const more = content + codexUserTurn(THREAD, "late lemur question", BASE_TIME + 9999, "late");
+    writeFileSync(`${plain}.zst`, zstd(Buffer.from(more)));
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("lemurs", {}, 200).length + h.search("late lemur").length).toBe(81);
+    // Archived: moved into archived_sessions/.
+    const archived = path.join(h.home, ".codex", "archived_sessions");
+    mkdirSync(archived, { recursive: true });
+    renameSync(`${plain}.zst`, path.join(archived, path.basename(`${plain}.zst`)));
+    h.restart();
+    h.clock.advance(60_000);
+    h.index();
+    expect(docs(h)).toHaveLength(81);
+    expect(exportBytes(h, `codex:${THREAD}`).equals(Buffer.from(more))).toBe(true);
+  });
+
+  it("a compressed-only Codex rollout is read through the decoder, and a restart resumes mid-file", async () => {
+    h = await createHarness();
+    const dir = path.join(codexSessions(h.home), "2026", "06", "02");
+    mkdirSync(dir, { recursive: true });
+    const thread = "019a0000-2222-7333-8444-555566667777";
+    let content = codexMeta(thread) + codexTurnContext();
+    for (let i = 0; i < 300; i++)
+      content += codexUserTurn(thread, `zebra fact ${i} ${"x".repeat(300)}`, BASE_TIME + i, `z${i}`);
+    writeFileSync(
+      path.join(dir, `rollout-2026-06-02T09-00-00-${thread}.jsonl.zst`),
+      zstd(Buffer.from(content)),
+    );
+    h.tick({ maxBytes: 64 * 1024 });
+    h.tick({ maxBytes: 64 * 1024 });
+    h.restart();
+    h.index({ limits: { maxBytes: 64 * 1024 } });
+    const keys = docs(h).map((d) => d.k);
+    expect(keys).toHaveLength(300);
+    expect(new Set(keys).size).toBe(300);
+    expect(h.search("zebra fact 299")).toHaveLength(1);
+  });
+});
+
+describe("retention bound", () => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  it("prunes the oldest raw chunks of a source past its bound, counts them, and keeps records and documents", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(dir, { recursive: true });
+    for (let s = 0; s < 4; s++) {
+      const session = `0000000${s}-0000-4000-8000-000000000000`;
+      let text = "";
+      for (let i = 0; i < 200; i++) {
+        text += claudeLine({
+          uuid: `${s}-${i}`,
+          session,
+          text: `raccoon ${s} ${i} ${Array.from({ length: 8 }, (_, k) => createHash("sha1").update(`${s}.${i}.${k}`).digest("hex")).join(" ")}`,
+          at: BASE_TIME + s * 1000 + i,
+        });
+      }
+      writeFileSync(path.join(dir, `${session}.jsonl`), text);
+    }
+    h.index({ rawMaxBytesPerSource: 20_000 });
+    const [claude] = sourceCoverage(h.store.db, ["claude-code"]);
+    expect(claude!.raw.stored).toBeLessThanOrEqual(20_000);
+    expect(claude!.raw.prunedChunks).toBeGreaterThan(0);
+    expect(
+      h.count("SELECT coalesce(sum(stored), 0) FROM recall_raw_chunks WHERE source = 'claude-code'"),
+    ).toBe(claude!.raw.stored);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(800);
+    expect(h.search("raccoon", {}, 50)).toHaveLength(50);
+    expect(claude!.documents).toBe(800);
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * Per-tick bounds (32 entries, 2 files, 32 opencode session rows), discovery every 30 s, fair
+ * polling, and how records link up: Claude copies deduped by uuid across files, subagents in
+ * both Claude layouts and in Codex linked to their parents, session aliases.
+ */
+import Database from "better-sqlite3";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { UPGRADED_SESSION_MESSAGE, UPGRADED_SESSION_V2, V1_PROJECT } from "../src/demo/opencode-schema.js";
+import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { indexView } from "../src/indexer/checkpoints.js";
+import { createClaudeSource } from "../src/sources/claude-code/source.js";
+import { createOpencodeSource } from "../src/sources/opencode/source.js";
+import type { Budget } from "../src/sources/types.js";
+import {
+  claudeProjects,
+  codexSessions,
+  createHarness,
+  opencodeData,
+  type Harness,
+} from "./sources-harness.js";
+import { BASE_TIME, claudeLine, codexMeta, codexTurnContext, codexUserTurn, iso } from "./sources-lines.js";
+
+const budget = (over: Partial<Budget> = {}): Budget => ({
+  maxRecords: 1000,
+  maxBytes: 1 << 20,
+  maxEntries: 32,
+  maxSessionRows: 32,
+  maxFiles: 2,
+  now: BASE_TIME,
+  expired: () => false,
+  ...over,
+});
+
+const uuidOf = (i: number) => `${String(i).padStart(8, "0")}-0000-4000-8000-000000000000`;
+
+describe("per-tick bounds and cadence", () => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  it("walks at most 32 entries and reads at most 2 files per tick, fairly, and rediscovers after 30 s", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 40; i++) {
+      writeFileSync(
+        path.join(dir, `${uuidOf(i)}.jsonl`),
+        claudeLine({ uuid: `f${i}`, session: uuidOf(i), text: `file ${i} beaver` }),
+      );
+    }
+    const source = createClaudeSource(h.env);
+    const view = indexView(h.store.db);
+    // Tick 1: the walk enters projects/ and -p/ and registers at most 30 files (32 entries).
+    const first = source.nextBatch(view, budget());
+    expect(first.progress!.filesKnown).toBeLessThanOrEqual(32);
+    expect(new Set(first.records.map((r) => r.conversation.id)).size).toBeLessThanOrEqual(2);
+    expect(first.idle).toBe(false);
+    // Without committing, every tick still reads at most 2 files, each a different one.
+    const seen = new Set<string>();
+    for (let t = 0; t < 30; t++) {
+      const batch = source.nextBatch(view, budget({ now: BASE_TIME + t }));
+      const files = new Set(batch.records.map((r) => r.conversation.id));
+      expect(files.size).toBeLessThanOrEqual(2);
+      for (const f of files) seen.add(f);
+    }
+    expect(seen.size).toBe(40 - new Set(first.records.map((r) => r.conversation.id)).size);
+    source.close();
+
+    // Through the indexer: a file added after the sweep is found only once 30 s have passed.
+    h.index();
+    expect(h.search("beaver", {}, 50)).toHaveLength(40);
+    writeFileSync(
+      path.join(dir, `${uuidOf(99)}.jsonl`),
+      claudeLine({ uuid: "late", session: uuidOf(99), text: "late beaver" }),
+    );
+    h.clock.advance(10_000);
+    h.tick();
+    h.tick();
+    expect(h.search("late beaver")).toHaveLength(0);
+    h.clock.advance(21_000);
+    h.index();
+    expect(h.search("late beaver")).toHaveLength(1);
+    // An append to a known file is picked up by the polling sweep, without rediscovery.
+    appendFileSync(
+      path.join(dir, `${uuidOf(3)}.jsonl`),
+      claudeLine({ uuid: "more", session: uuidOf(3), text: "appended beaver" }),
+    );
+    h.index();
+    expect(h.search("appended beaver")).toHaveLength(1);
+  });
+
+  it("reads at most 32 opencode session rows per tick", async () => {
+    h = await createHarness();
+    const file = path.join(opencodeData(h.home), "opencode.db");
+    mkdirSync(path.dirname(file), { recursive: true });
+    const db = new Database(file);
+    db.exec([V1_PROJECT, UPGRADED_SESSION_V2, UPGRADED_SESSION_MESSAGE].join("\n"));
+    db.prepare(
+      "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('p', '/x', 1, 1, '[]')",
+    ).run();
+    for (let i = 0; i < 80; i++) {
+      const id = `ses_${String(i).padStart(4, "0")}`;
+      db.prepare(
+        "INSERT INTO session_v2 (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, 'p', 's', '/x', ?, '2', ?, ?)",
+      ).run(id, `Session ${i}`, BASE_TIME + i, BASE_TIME + i);
+      db.prepare(
+        "INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data) VALUES (?, ?, 'user', 1, ?, ?, ?)",
+      ).run(
+        `msg_${i}`,
+        id,
+        BASE_TIME + i,
+        BASE_TIME + i,
+        JSON.stringify({ text: `tapir ${i}`, time: { created: BASE_TIME + i } }),
+      );
+    }
+    db.close();
+    const source = createOpencodeSource(h.env);
+    const view = indexView(h.store.db);
+    const batch = source.nextBatch(view, budget());
+    expect(batch.conversations.length).toBeLessThanOrEqual(32);
+    expect(batch.records.length).toBeLessThanOrEqual(32);
+    source.close();
+    h.index();
+    expect(h.search("tapir", {}, 50)).toHaveLength(50);
+    expect(h.count("SELECT count(*) FROM recall_documents")).toBe(80);
+    expect(sessionsForAlias(h.store.db, "Session 7")).toEqual(["Session 7", "ses_0007"]);
+  });
+});
+
+describe("linking and dedupe", () => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  it("Claude: lines copied into a resumed session are one document, retained in both conversations", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(dir, { recursive: true });
+    const a = uuidOf(1);
+    const b = uuidOf(2);
+    writeFileSync(
+      path.join(dir, `${a}.jsonl`),
+      claudeLine({ uuid: "x1", session: a, text: "original walrus idea" }),
+    );
+    writeFileSync(
+      path.join(dir, `${b}.jsonl`),
+      claudeLine({ uuid: "x1", session: a, text: "original walrus idea" }) +
+        claudeLine({ uuid: "x2", session: b, text: "resumed walrus work", at: BASE_TIME + 5 }),
+    );
+    h.index();
+    expect(h.search("original walrus")).toHaveLength(1);
+    expect(h.search("resumed walrus")).toHaveLength(1);
+    expect(h.count("SELECT count(*) FROM recall_records WHERE record_key = 'x1'")).toBe(2);
+  });
+
+  it("Claude: subagents in the flat pre-2.1.2 layout and the subagents/ layout link to their session", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-p");
+    const parent = uuidOf(7);
+    mkdirSync(path.join(dir, parent, "subagents"), { recursive: true });
+    writeFileSync(
+      path.join(dir, `${parent}.jsonl`),
+      claudeLine({ uuid: "p1", session: parent, text: "delegate the ocelot survey" }),
+    );
+    writeFileSync(
+      path.join(dir, "agent-flat1.jsonl"),
+      claudeLine({ uuid: "f1", session: parent, text: "flat ocelot subagent" }),
+    );
+    writeFileSync(
+      path.join(dir, parent, "subagents", "agent-nest1.jsonl"),
+      claudeLine({ uuid: "n1", session: parent, text: "nested ocelot subagent" }),
+    );
+    writeFileSync(
+      path.join(dir, parent, "subagents", "agent-nest1.meta.json"),
+      JSON.stringify({ agentType: "Explore", description: "survey" }),
+    );
+    mkdirSync(path.join(dir, parent, "tool-results"), { recursive: true });
+    writeFileSync(path.join(dir, parent, "tool-results", "toolu_1.txt"), "ocelot tool output never indexed");
+    h.index();
+    const rows = h.store.db
+      .prepare("SELECT id, parent, session, title FROM recall_conversations ORDER BY id")
+      .all() as { id: string; parent: string | null; session: string; title: string | null }[];
+    expect(rows).toEqual([
+      { id: `claude:${parent}`, parent: null, session: parent, title: null },
+      { id: `claude:${parent}/agent-flat1`, parent: `claude:${parent}`, session: parent, title: null },
+      {
+        id: `claude:${parent}/agent-nest1`,
+        parent: `claude:${parent}`,
+        session: parent,
+        title: "Explore: survey",
+      },
+    ]);
+    expect(h.search("ocelot", { sessions: [parent] })).toHaveLength(3);
+    expect(h.search("tool output")).toHaveLength(0);
+  });
+
+  it("Codex: a spawned subagent rollout links to its parent thread; thread names are aliases", async () => {
+    h = await createHarness();
+    const dir = path.join(codexSessions(h.home), "2026", "06", "01");
+    mkdirSync(dir, { recursive: true });
+    const parent = "019a0000-4444-7555-8666-777788889999";
+    const child = "019a0000-5555-7666-8777-88889999aaaa";
+    writeFileSync(
+      path.join(dir, `rollout-2026-06-01T10-00-00-${parent}.jsonl`),
+      codexMeta(parent) +
+        codexTurnContext() +
+        codexUserTurn(parent, "spawn a helper for the ibis audit", BASE_TIME, "u1") +
+        `${JSON.stringify({ timestamp: iso(BASE_TIME + 1), type: "event_msg", payload: { type: "thread_name_updated", thread_name: "Ibis audit" } })}\n`,
+    );
+    const childMeta = {
+      timestamp: iso(BASE_TIME + 2),
+      type: "session_meta",
+      payload: {
+        id: child,
+        session_id: parent,
+        timestamp: iso(BASE_TIME + 2),
+        cwd: "/nonexistent/recall-test/codex",
+        source: {
+          subagent: { thread_spawn: { parent_thread_id: parent, depth: 1, agent_nickname: "helper" } },
+        },
+      },
+    };
+    // A child starts by replaying its parent's session_meta; its own is the one matching the file name.
+    writeFileSync(
+      path.join(dir, `rollout-2026-06-01T10-00-02-${child}.jsonl`),
+      codexMeta(parent) +
+        `${JSON.stringify(childMeta)}\n` +
+        codexTurnContext() +
+        codexUserTurn(child, "helper ibis findings", BASE_TIME + 3, "c1"),
+    );
+    h.index();
+    const row = h.store.db
+      .prepare("SELECT parent, session FROM recall_conversations WHERE id = ?")
+      .get(`codex:${child}`);
+    expect(row).toEqual({ parent: `codex:${parent}`, session: child });
+    expect(h.search("helper ibis findings")[0]?.session).toBe(child);
+    expect(sessionsForAlias(h.store.db, parent)).toEqual([parent, child]);
+    expect(sessionsForAlias(h.store.db, "Ibis audit")).toEqual(["Ibis audit", parent]);
+    const title = h.store.db
+      .prepare("SELECT title FROM recall_conversations WHERE id = ?")
+      .get(`codex:${parent}`);
+    expect(title).toEqual({ title: "Ibis audit" });
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * opencode: the pre-1.2 storage/ JSON files, a 2.x database in WAL mode with a live -wal file
+ * (recent rows seen, database bytes unchanged), rows updated in place, and the JSON/database
+ * copies of one message counted once.
+ */
+import Database from "better-sqlite3";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { UPGRADED_SESSION_MESSAGE, UPGRADED_SESSION_V2, V1_PROJECT } from "../src/demo/opencode-schema.js";
+import { exportConversation } from "../src/indexer/export.js";
+import { createHarness, opencodeData, type Harness } from "./sources-harness.js";
+import { BASE_TIME } from "./sources-lines.js";
+
+const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+function writeJson(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(value, null, 2));
+}
+
+/** A session of the storage/ era: session, message and part JSON files. */
+function storageSession(
+  dataDir: string,
+  session: { id: string; title: string; directory: string },
+  messages: { id: string; role: "user" | "assistant"; text: string; at: number }[],
+): void {
+  const storage = path.join(dataDir, "storage");
+  writeJson(path.join(storage, "session", "proj1", `${session.id}.json`), {
+    id: session.id,
+    slug: "brave-otter",
+    version: "1.1.0",
+    projectID: "proj1",
+    directory: session.directory,
+    title: session.title,
+    time: { created: BASE_TIME, updated: BASE_TIME },
+  });
+  for (const m of messages) {
+    const info =
+      m.role === "user"
+        ? { id: m.id, sessionID: session.id, role: "user", time: { created: m.at }, agent: "build" }
+        : {
+            id: m.id,
+            sessionID: session.id,
+            role: "assistant",
+            time: { created: m.at, completed: m.at + 5 },
+            modelID: "test-model",
+            providerID: "test",
+            parentID: "x",
+            path: { cwd: session.directory, root: session.directory },
+          };
+    writeJson(path.join(storage, "message", session.id, `${m.id}.json`), info);
+    writeJson(path.join(storage, "part", m.id, `prt_${m.id.slice(4)}a.json`), {
+      id: `prt_${m.id.slice(4)}a`,
+      sessionID: session.id,
+      messageID: m.id,
+      type: "text",
+      text: m.text,
+    });
+  }
+}
+
+/** A 2.x database: session_v2 and session_message. */
+function createV2Db(file: string): Database.Database {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.exec([V1_PROJECT, UPGRADED_SESSION_V2, UPGRADED_SESSION_MESSAGE].join("\n"));
+  db.prepare(
+    "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('p1', '/nonexistent/oc', 1, 1, '[]')",
+  ).run();
+  return db;
+}
+
+function addV2Session(
+  db: Database.Database,
+  id: string,
+  title: string,
+  at: number,
+  parent: string | null = null,
+): void {
+  db.prepare(
+    `INSERT INTO session_v2 (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated)
+     VALUES (?, 'p1', ?, 'slug', '/nonexistent/oc', ?, '2.0.26', ?, ?)`,
+  ).run(id, parent, title, at, at);
+}
+
+function addV2Message(
+  db: Database.Database,
+  session: string,
+  id: string,
+  seq: number,
+  type: "user" | "assistant",
+  text: string,
+  at: number,
+): void {
+  const data =
+    type === "user"
+      ? { time: { created: at }, text, files: [] }
+      : {
+          time: { created: at, completed: at + 3 },
+          agent: "build",
+          model: { id: "m1", providerID: "fake" },
+          content: [{ type: "text", id: `t${seq}`, text }],
+        };
+  db.prepare(
+    "INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  ).run(id, session, type, seq, at, at, JSON.stringify(data));
+  db.prepare("UPDATE session_v2 SET time_updated = ? WHERE id = ?").run(at, session);
+}
+
+describe("opencode", () => {
+  let h: Harness | null = null;
+  let writer: Database.Database | null = null;
+  afterEach(() => {
+    writer?.close();
+    writer = null;
+    h?.close();
+    h = null;
+  });
+
+  it("reads the pre-1.2 storage/ JSON files, and new messages appended to them", async () => {
+    h = await createHarness();
+    const data = opencodeData(h.home);
+    const session = { id: "ses_storage1", title: "Storage era session", directory: "/nonexistent/oc-old" };
+    storageSession(data, session, [
+      { id: "msg_0001", role: "user", text: "how do narwhals sleep", at: BASE_TIME },
+      { id: "msg_0002", role: "assistant", text: "narwhals rest near the surface", at: BASE_TIME + 10 },
+    ]);
+    h.index();
+    const hits = h.search("narwhals");
+    expect(hits).toHaveLength(2);
+    expect(hits[0]).toMatchObject({
+      agent: "opencode",
+      session: "ses_storage1",
+      conversation: "opencode:ses_storage1",
+    });
+    expect(hits.map((x) => x.cursor).sort()).toEqual(["msg_0001", "msg_0002"]);
+    expect(hits[0]!.project).toBe("/nonexistent/oc-old");
+    const title = h.store.db
+      .prepare("SELECT title FROM recall_conversations WHERE id = 'opencode:ses_storage1'")
+      .get();
+    expect(title).toEqual({ title: "Storage era session" });
+
+    storageSession(data, session, [
+      { id: "msg_0003", role: "user", text: "and narwhal tusks", at: BASE_TIME + 20 },
+    ]);
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("narwhal tusks")).toHaveLength(1);
+    expect(h.count("SELECT count(*) FROM recall_documents")).toBe(3);
+    // The exact files are retained.
+    const exported: Buffer[] = [];
+    exportConversation(h.store.db, "opencode:ses_storage1", (b) => exported.push(Buffer.from(b)));
+    expect(Buffer.concat(exported).toString("utf8")).toContain('"text": "and narwhal tusks"');
+  });
+
+  it("counts a message once when both storage/ JSON and the database hold it", async () => {
+    h = await createHarness();
+    const data = opencodeData(h.home);
+    storageSession(data, { id: "ses_both", title: "Imported", directory: "/nonexistent/oc" }, [
+      { id: "msg_1000", role: "user", text: "imported axolotl question", at: BASE_TIME },
+    ]);
+    writer = createV2Db(path.join(data, "opencode.db"));
+    addV2Session(writer, "ses_both", "Imported", BASE_TIME);
+    addV2Message(writer, "ses_both", "msg_1000", 1, "user", "imported axolotl question", BASE_TIME);
+    h.index();
+    expect(h.search("axolotl")).toHaveLength(1);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(1);
+  });
+
+  it("reads a WAL database with a live -wal file: recent rows found, database bytes unchanged", async () => {
+    h = await createHarness();
+    const file = path.join(opencodeData(h.home), "opencode.db");
+    writer = createV2Db(file);
+    addV2Session(writer, "ses_a", "First", BASE_TIME);
+    addV2Message(writer, "ses_a", "msg_a1", 1, "user", "checkpointed pangolin prompt", BASE_TIME);
+    writer.pragma("wal_checkpoint(TRUNCATE)");
+    // opencode keeps running: nothing checkpointed from here on, recent rows live in the -wal.
+    writer.pragma("wal_autocheckpoint = 0");
+    addV2Message(writer, "ses_a", "msg_a2", 2, "assistant", "recent pangolin answer", BASE_TIME + 10);
+    addV2Session(writer, "ses_b", "Second", BASE_TIME + 20, "ses_a");
+    addV2Message(writer, "ses_b", "msg_b1", 1, "user", "brand new pangolin session", BASE_TIME + 20);
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    const dbBefore = sha(file);
+    const walBefore = sha(`${file}-wal`);
+
+    h.index();
+    expect(
+      h
+        .search("pangolin")
+        .map((x) => x.cursor)
+        .sort(),
+    ).toEqual(["msg_a1", "msg_a2", "msg_b1"]);
+    expect(sha(file)).toBe(dbBefore);
+    expect(sha(`${file}-wal`)).toBe(walBefore);
+    const child = h.store.db
+      .prepare("SELECT parent FROM recall_conversations WHERE id = 'opencode:ses_b'")
+      .get();
+    expect(child).toEqual({ parent: "opencode:ses_a" });
+
+    // More rows while the index runs, and a row updated in place (opencode streams into rows).
+    addV2Message(writer, "ses_b", "msg_b2", 2, "assistant", "streaming pangolin", BASE_TIME + 30);
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("streaming pangolin")).toHaveLength(1);
+    writer
+      .prepare("UPDATE session_message SET data = ?, time_updated = ? WHERE id = 'msg_b2'")
+      .run(
+        JSON.stringify({
+          time: { created: BASE_TIME + 30 },
+          agent: "build",
+          content: [{ type: "text", id: "t", text: "finished pangolin essay" }],
+        }),
+        BASE_TIME + 40,
+      );
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("finished pangolin essay")).toHaveLength(1);
+    expect(h.search("streaming pangolin")).toHaveLength(0);
+    expect(h.count("SELECT count(*) FROM recall_documents WHERE source_key = 'msg_b2'")).toBe(1);
+    expect(sha(file)).toBe(dbBefore);
+  });
+});
