@@ -6,7 +6,7 @@ import { createContext, type CliContext } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { printError } from "./output.js";
 import { buildProgram } from "./program.js";
-import { COMMANDS } from "./commands/index.js";
+import { loadCommands } from "./commands/index.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -41,9 +41,7 @@ function fail(error: unknown): number {
 async function main(argv: string[]): Promise<number> {
   let ctx: CliContext | undefined;
   const lazyContext = () => (ctx ??= createContext());
-  const program = buildProgram(lazyContext, COMMANDS, packageVersion());
-  // Commander writes its own usage text; keep it to the one line we print ourselves.
-  program.configureOutput({ writeErr: () => {}, outputError: () => {} });
+  const program = buildProgram(lazyContext, await loadCommands(argv), packageVersion());
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;

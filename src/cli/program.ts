@@ -45,6 +45,8 @@ export function buildProgram(ctx: () => CliContext, modules: CommandModule[], ve
     .description("Local-first search over AI-agent conversation history")
     .version(version, "-V, --version")
     .showSuggestionAfterError(false)
+    // Errors are reported once, as one line, by main(); set before commands so they inherit it.
+    .configureOutput({ writeErr: () => {}, outputError: () => {} })
     .exitOverride();
   for (const module of modules) module.register(program, ctx);
   for (const placeholder of PLACEHOLDERS) {

@@ -1,4 +1,24 @@
 import type { CommandModule } from "../program.js";
 
-/** Implemented commands; anything in DESIGN.md's list not here is a placeholder that exits 2. */
-export const COMMANDS: CommandModule[] = [];
+/**
+ * Implemented commands, loaded lazily: `recall search` imports only what search needs, so a
+ * cold process starts fast. Anything in DESIGN.md's list not here is a placeholder that exits 2.
+ */
+export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModule>>> = {
+  start: async () => (await import("./start.js")).startCommand,
+  index: async () => (await import("./index-command.js")).indexCommand,
+  search: async () => (await import("./search.js")).searchCommand,
+  export: async () => (await import("./export.js")).exportCommand,
+  forget: async () => (await import("./forget.js")).forgetCommand,
+  demo: async () => (await import("./demo.js")).demoCommand,
+  tool: async () => (await import("./tool.js")).toolCommand,
+  mcp: async () => (await import("./mcp.js")).mcpCommand,
+};
+
+/** The command modules a given argv needs: just the named one, or all of them for help and errors. */
+export async function loadCommands(argv: readonly string[]): Promise<CommandModule[]> {
+  const name = argv.slice(2).find((a) => !a.startsWith("-"));
+  const loader = name === undefined ? undefined : COMMAND_LOADERS[name];
+  if (loader) return [await loader()];
+  return Promise.all(Object.values(COMMAND_LOADERS).map((load) => load()));
+}

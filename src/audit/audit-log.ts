@@ -1,0 +1,83 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * A content-free record of one tool call, kept by the surface that made it (not in the index):
+ * counts, flags, durations and the ids of what was returned — never the query or any text.
+ */
+export interface AuditRecord {
+  at: number;
+  surface: "mcp" | "http" | "cli" | "library";
+  tool: string;
+  ok: boolean;
+  durationMs: number;
+  results: number;
+  truncated: boolean;
+  indexStatus: string | null;
+  errorKind: string | null;
+  /** Conversation or chat ids the caller was shown. */
+  returned: string[];
+}
+
+export const AUDIT_FILE = "audit.jsonl";
+const MAX_RETURNED_IDS = 50;
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/** Derives the content-free summary of a tool's JSON output. */
+export function summariseOutput(
+  tool: string,
+  output: string,
+): Omit<AuditRecord, "at" | "surface" | "tool" | "durationMs"> {
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = asRecord(JSON.parse(output));
+  } catch {
+    // Not JSON: count nothing.
+  }
+  const error = asRecord(parsed.error);
+  const ids = new Set<string>();
+  let results = 0;
+  if (Array.isArray(parsed.hits)) {
+    results = parsed.hits.length;
+    for (const hit of parsed.hits) ids.add(String(asRecord(hit).conversation ?? asRecord(hit).id));
+  } else if (Array.isArray(parsed.results)) {
+    results = parsed.results.length;
+    for (const r of parsed.results) ids.add(`chat:${String(asRecord(r).chat_id)}`);
+  } else if (Array.isArray(parsed.messages)) {
+    results = parsed.messages.length;
+    ids.add(`chat:${String(asRecord(parsed.chat).chat_id)}`);
+  } else if (Array.isArray(parsed.records)) {
+    results = parsed.records.length;
+    for (const r of parsed.records) {
+      const id = String(asRecord(r).id);
+      ids.add(id.includes("#") ? id.slice(0, id.indexOf("#")) : id);
+    }
+  }
+  return {
+    ok: !parsed.error,
+    results,
+    truncated: Boolean(parsed.results_truncated || parsed.output_truncated || parsed.next),
+    indexStatus: typeof parsed.index_status === "string" ? parsed.index_status : null,
+    errorKind: typeof error.kind === "string" ? error.kind : null,
+    returned: [...ids].slice(0, MAX_RETURNED_IDS),
+  };
+}
+
+export function appendAudit(home: string, record: AuditRecord): void {
+  mkdirSync(home, { recursive: true });
+  appendFileSync(path.join(home, AUDIT_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+}
+
+/** The newest records first, at most `limit`. */
+export function readAudit(home: string, limit = 100): AuditRecord[] {
+  const file = path.join(home, AUDIT_FILE);
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean);
+  return lines
+    .slice(-limit)
+    .reverse()
+    .map((line) => JSON.parse(line) as AuditRecord);
+}

@@ -1,0 +1,63 @@
+import type { Command } from "commander";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { RecallError } from "../../core/errors.js";
+import { exportConversation, hasRetained } from "../../indexer/export.js";
+import { PROJECTION_VERSION } from "../../projection/index.js";
+import type { Db } from "../../store/open.js";
+import { openHistoryStore } from "../../store/history-store.js";
+import type { CommandModule } from "../program.js";
+
+interface ExportFlags {
+  out?: string;
+}
+
+/** A conversation id as given, or the main conversation of a session id (`claude:<id>`, `codex:<id>`...). */
+export function resolveConversation(db: Db, given: string): string | null {
+  if (hasRetained(db, given)) return given;
+  const rows = db
+    .prepare("SELECT id FROM recall_conversations WHERE session = ? AND parent IS NULL ORDER BY id LIMIT 2")
+    .all(given) as { id: string }[];
+  if (rows.length === 1 && hasRetained(db, rows[0]!.id)) return rows[0]!.id;
+  return null;
+}
+
+/**
+ * `recall export <conversation>`: the retained raw bytes of a conversation, verbatim, in
+ * file and offset order, to stdout or --out. A transcript the CLI has since deleted comes
+ * back byte for byte.
+ */
+export const exportCommand: CommandModule = {
+  register(program: Command, ctx) {
+    program
+      .command("export")
+      .description("write a conversation's retained raw bytes back verbatim (to stdout or --out)")
+      .argument(
+        "<conversation>",
+        "conversation id (claude:<session>, codex:<thread>, opencode:<session>) or session id",
+      )
+      .option("--out <file>", "write to this file instead of stdout")
+      .action(async (given: string, flags: ExportFlags) => {
+        const store = await openHistoryStore({
+          home: ctx().home,
+          projectionVersion: PROJECTION_VERSION,
+          readonly: true,
+        });
+        try {
+          const conversation = resolveConversation(store.db, given);
+          if (!conversation)
+            throw new RecallError("NotFound", `no retained raw bytes for conversation ${given}`);
+          const fd = flags.out ? openSync(flags.out, "w") : 1;
+          try {
+            exportConversation(store.db, conversation, (bytes) => {
+              let written = 0;
+              while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+            });
+          } finally {
+            if (flags.out) closeSync(fd);
+          }
+        } finally {
+          store.close();
+        }
+      });
+  },
+};

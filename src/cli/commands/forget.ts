@@ -1,0 +1,120 @@
+import type { Command } from "commander";
+import { createInterface } from "node:readline/promises";
+import { RecallError } from "../../core/errors.js";
+import { parseInput } from "../../core/validation.js";
+import { forget, canonicalProjectArg, type ForgetResult, type ForgetScope } from "../../indexer/forget.js";
+import { PROJECTION_VERSION } from "../../projection/index.js";
+import type { Db } from "../../store/open.js";
+import { openHistoryStore } from "../../store/history-store.js";
+import { TimeBound } from "../../tools/search-history-input.js";
+import type { CommandModule } from "../program.js";
+import { printJson } from "../output.js";
+
+interface ForgetFlags {
+  session?: string;
+  project?: string;
+  since?: string;
+  until?: string;
+  yes?: boolean;
+  json?: boolean;
+}
+
+export function forgetScope(flags: ForgetFlags): ForgetScope {
+  const chosen = [
+    flags.session !== undefined,
+    flags.project !== undefined,
+    flags.since !== undefined || flags.until !== undefined,
+  ];
+  if (chosen.filter(Boolean).length !== 1) {
+    throw new RecallError(
+      "Usage",
+      "give exactly one of --session <id>, --project <path>, or --since <t> --until <t>",
+    );
+  }
+  if (flags.session !== undefined) {
+    if (!flags.session.trim()) throw new RecallError("Usage", "--session must not be empty");
+    return { session: flags.session.trim() };
+  }
+  if (flags.project !== undefined) {
+    if (!flags.project.trim()) throw new RecallError("Usage", "--project must not be empty");
+    return { project: canonicalProjectArg(flags.project.trim()) };
+  }
+  if (flags.since === undefined || flags.until === undefined) {
+    throw new RecallError("Usage", "a time range needs both --since and --until");
+  }
+  const since = parseInput(TimeBound, flags.since);
+  const until = parseInput(TimeBound, flags.until);
+  if (since > until) throw new RecallError("Usage", "--since must not be after --until");
+  return { since, until };
+}
+
+class Rollback extends Error {
+  constructor(readonly result: ForgetResult) {
+    super("preview");
+  }
+}
+
+/** What forget would delete, without deleting it. */
+export function previewForget(db: Db, scope: ForgetScope, now: number): ForgetResult {
+  try {
+    db.transaction(() => {
+      throw new Rollback(forget(db, scope, now));
+    })();
+  } catch (error) {
+    if (error instanceof Rollback) return error.result;
+    throw error;
+  }
+  throw new RecallError("Internal", "forget preview did not run");
+}
+
+function describe(result: ForgetResult): string {
+  return `${result.documents} documents, ${result.records} retained records and ${result.rawChunks} raw chunks (${result.rawBytes} bytes) in ${result.conversations} conversations`;
+}
+
+/**
+ * `recall forget`: removes history on purpose (a session and its subagents, a project, or a
+ * time range) from the index, the retained records and the raw chunks, and leaves a
+ * tombstone so a later scan or rebuild does not bring it back.
+ */
+export const forgetCommand: CommandModule = {
+  register(program: Command, ctx) {
+    program
+      .command("forget")
+      .description("delete history on purpose (by session, project or time range) and leave a tombstone")
+      .option("--session <id>", "a session id or alias (its subagents go with it)")
+      .option("--project <path>", "a canonical project path")
+      .option("--since <time>", "epoch ms or ISO 8601 with timezone (inclusive)")
+      .option("--until <time>", "epoch ms or ISO 8601 with timezone (inclusive)")
+      .option("--yes", "do not ask for confirmation")
+      .option("--json", "print what was deleted as JSON")
+      .action(async (flags: ForgetFlags) => {
+        const scope = forgetScope(flags);
+        const store = await openHistoryStore({
+          home: ctx().home,
+          projectionVersion: PROJECTION_VERSION,
+          engine: ctx().forcedEngine,
+        });
+        try {
+          const now = Date.now();
+          if (!flags.yes) {
+            if (!process.stdin.isTTY) {
+              throw new RecallError("Usage", "forget deletes history permanently: confirm with --yes");
+            }
+            const preview = previewForget(store.db, scope, now);
+            const rl = createInterface({ input: process.stdin, output: process.stderr });
+            const answer = await rl.question(`Forget ${describe(preview)}? [y/N] `);
+            rl.close();
+            if (!/^y(es)?$/i.test(answer.trim())) {
+              process.stderr.write("nothing deleted\n");
+              return;
+            }
+          }
+          const result = forget(store.db, scope, now);
+          if (flags.json) printJson(result);
+          else process.stdout.write(`Forgot ${describe(result)}; a tombstone keeps them from coming back.\n`);
+        } finally {
+          store.close();
+        }
+      });
+  },
+};

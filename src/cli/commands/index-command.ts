@@ -1,0 +1,140 @@
+import type { Command } from "commander";
+import { systemClock } from "../../core/clock.js";
+import { backfill, type BackfillResult } from "../../indexer/backfill.js";
+import { sourceCoverage, type SourceCoverage } from "../../indexer/coverage.js";
+import { PROJECTION_VERSION } from "../../projection/index.js";
+import { createSources } from "../../sources/registry.js";
+import { openHistoryStore } from "../../store/history-store.js";
+import type { CommandModule } from "../program.js";
+import { printJson } from "../output.js";
+import { progressBar } from "../progress.js";
+
+interface IndexFlags {
+  json?: boolean;
+}
+
+export interface IndexSummary {
+  engine: string;
+  file: string;
+  records: number;
+  batches: number;
+  ticks: number;
+  seconds: number;
+  sources: {
+    source: string;
+    /** Records written by this run. */
+    records: number;
+    files: number;
+    documents: number;
+    conversations: number;
+    oversized: number;
+    skipped: number;
+    malformed: number;
+    indexedThrough: number | null;
+    backlogFiles: number;
+    raw: SourceCoverage["raw"];
+  }[];
+}
+
+export function summarize(
+  result: BackfillResult,
+  coverage: SourceCoverage[],
+  meta: { engine: string; file: string; seconds: number },
+): IndexSummary {
+  return {
+    engine: meta.engine,
+    file: meta.file,
+    records: result.records,
+    batches: result.batches,
+    ticks: result.ticks,
+    seconds: meta.seconds,
+    sources: Object.entries(result.sources).map(([source, run]) => {
+      const c = coverage.find((x) => x.source === source);
+      return {
+        source,
+        records: run.records,
+        files: c?.filesKnown ?? run.files,
+        documents: c?.documents ?? 0,
+        conversations: c?.conversations ?? 0,
+        oversized: c?.oversized ?? run.counters.oversized,
+        skipped: c?.skipped ?? run.counters.skipped,
+        malformed: c?.malformed ?? run.counters.malformed,
+        indexedThrough: c?.indexedThrough ?? null,
+        backlogFiles: c?.backlogFiles ?? 0,
+        raw: c?.raw ?? { chunks: 0, bytes: 0, stored: 0, prunedChunks: 0, prunedBytes: 0 },
+      };
+    }),
+  };
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function formatSummary(summary: IndexSummary): string {
+  const lines = [
+    `Indexed ${summary.records} records in ${summary.batches} batches (${summary.seconds.toFixed(1)} s, engine ${summary.engine}) into ${summary.file}`,
+  ];
+  for (const s of summary.sources) {
+    const through = s.indexedThrough
+      ? new Date(s.indexedThrough).toISOString().slice(0, 16).replace("T", " ")
+      : "-";
+    lines.push(
+      `  ${s.source.padEnd(12)} ${s.records} new records, ${s.documents} documents in ${s.conversations} conversations, ` +
+        `${s.files} files; skipped ${s.skipped}, oversized ${s.oversized}, malformed ${s.malformed}; ` +
+        `raw ${megabytes(s.raw.bytes)} retained (${megabytes(s.raw.stored)} on disk` +
+        `${s.raw.prunedChunks > 0 ? `, ${megabytes(s.raw.prunedBytes)} pruned` : ""}); through ${through}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * `recall index`: a foreground backfill of this machine's agent transcripts — the worker's
+ * bounded batches back to back, with a progress bar — then a per-source summary.
+ */
+export const indexCommand: CommandModule = {
+  register(program: Command, ctx) {
+    program
+      .command("index")
+      .description(
+        "index this machine's agent transcripts now (bounded batches back to back, then a summary)",
+      )
+      .option("--json", "print the summary as JSON")
+      .action(async (flags: IndexFlags) => {
+        const { env, home } = ctx();
+        const config = ctx().config();
+        const store = await openHistoryStore({
+          home,
+          projectionVersion: PROJECTION_VERSION,
+          engine: ctx().forcedEngine,
+        });
+        const sources = createSources(env, config);
+        const bar = flags.json ? null : progressBar("indexing", 1);
+        const started = Date.now();
+        try {
+          const result = backfill(store.db, sources, {
+            projectionVersion: PROJECTION_VERSION,
+            clock: systemClock,
+            rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
+            onProgress: (p) => bar?.update(p.doneBytes, Math.max(p.doneBytes + p.backlogBytes, 1)),
+          });
+          bar?.stop();
+          const summary = summarize(
+            result,
+            sourceCoverage(
+              store.db,
+              sources.map((s) => s.name),
+            ),
+            { engine: store.engine, file: store.file, seconds: (Date.now() - started) / 1000 },
+          );
+          if (flags.json) printJson(summary);
+          else process.stdout.write(formatSummary(summary));
+        } finally {
+          bar?.stop();
+          for (const source of sources) source.close?.();
+          store.close();
+        }
+      });
+  },
+};

@@ -1,0 +1,84 @@
+import type { Command } from "commander";
+import { RecallError } from "../../core/errors.js";
+import { parseInput } from "../../core/validation.js";
+import { PROJECTION_VERSION } from "../../projection/index.js";
+import type { HistoryHit } from "../../search/history.js";
+import { queryTokens } from "../../search/query.js";
+import { openHistoryStore } from "../../store/history-store.js";
+import { SearchHistoryInput } from "../../tools/search-history-input.js";
+import { runSearchHistory } from "../../tools/search-history.js";
+import type { CommandModule } from "../program.js";
+import { printJson } from "../output.js";
+import { highlight } from "../highlight.js";
+
+interface SearchFlags {
+  project?: string;
+  session?: string;
+  job?: string;
+  agent?: string;
+  kind?: string;
+  since?: string;
+  until?: string;
+  limit?: string;
+  json?: boolean;
+}
+
+function parseLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new RecallError("Usage", `--limit must be a whole number, not "${value}"`);
+  return Number(value);
+}
+
+export function formatHit(hit: HistoryHit, tokens: string[], color: boolean): string {
+  const when = new Date(hit.at).toISOString().replace("T", " ").slice(0, 16);
+  const where = [hit.agent, hit.kind, hit.project ?? "", hit.session ? `session ${hit.session}` : ""]
+    .filter(Boolean)
+    .join(" · ");
+  const mark = hit.relaxed ? " (relaxed)" : "";
+  return `${when}  ${where}${mark}\n  ${highlight(hit.snippet, tokens, color)}\n  ${hit.id}\n`;
+}
+
+export const searchCommand: CommandModule = {
+  register(program: Command, ctx) {
+    program
+      .command("search")
+      .description("search everything indexed: strict AND first, then OR-relaxed hits marked relaxed")
+      .argument("<query...>", "words to find")
+      .option("--project <path>", "only this canonical project path")
+      .option("--session <id>", "only this session id or alias")
+      .option("--job <name>", "only this job")
+      .option("--agent <agent>", "claude | codex | opencode | other")
+      .option("--kind <kind>", "message | run | decision | transcript | approval | progress | report | chat")
+      .option("--since <time>", "epoch ms or ISO 8601 with timezone")
+      .option("--until <time>", "epoch ms or ISO 8601 with timezone")
+      .option("--limit <n>", "1..50, default 10")
+      .option("--json", "print the tool's JSON")
+      .action(async (words: string[], flags: SearchFlags) => {
+        const filters = Object.fromEntries(
+          (["project", "session", "job", "agent", "kind", "since", "until"] as const)
+            .filter((k) => flags[k] !== undefined)
+            .map((k) => [k, flags[k]]),
+        );
+        const input = parseInput(SearchHistoryInput, {
+          query: words.join(" "),
+          filters: Object.keys(filters).length ? filters : undefined,
+          limit: parseLimit(flags.limit),
+        });
+        const store = await openHistoryStore({
+          home: ctx().home,
+          projectionVersion: PROJECTION_VERSION,
+          readonly: true,
+        });
+        try {
+          const result = runSearchHistory(store.db, store.engine, input);
+          if (flags.json) return printJson(result);
+          const tokens = queryTokens(input.query);
+          const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+          if (result.hits.length === 0) process.stdout.write("no hits\n");
+          for (const hit of result.hits) process.stdout.write(formatHit(hit, tokens, color));
+        } finally {
+          store.close();
+        }
+      });
+  },
+};

@@ -1,0 +1,82 @@
+import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { RecallError } from "../../core/errors.js";
+import { attachChatSearch } from "../../embed/attach.js";
+import { openDatabase } from "../../store/open.js";
+import { runTool, toolErrorOutput } from "../../tools/run.js";
+import { EXIT } from "../exit-codes.js";
+import type { CommandModule } from "../program.js";
+
+interface ToolFlags {
+  db?: string;
+  app?: string;
+  chat?: string;
+  message?: string;
+  args?: string;
+}
+
+function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new RecallError("Usage", `${flag} must be a positive integer`);
+  return Number(value);
+}
+
+function parseArgs(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RecallError("Usage", "--args must be a JSON object");
+  }
+}
+
+/**
+ * `recall tool` acts as the host: attaches to the chat database, brings the index current,
+ * runs one tool and prints exactly its output. A tool's own error is printed as
+ * {"error":{kind,message}} on stdout with exit 3; usage errors exit 2.
+ */
+export const toolCommand: CommandModule = {
+  register(program: Command) {
+    program
+      .command("tool")
+      .description("run one chat tool against a host's Dyad-shaped database, as the host would")
+      .argument("<name>", "search_chats | read_chat")
+      .option("--db <file>", "the host's SQLite database")
+      .option("--app <id>", "the current app id")
+      .option("--chat <id>", "the current chat id")
+      .option("--message <id>", "the in-flight message id")
+      .option("--args <json>", "the tool's arguments as JSON", "{}")
+      .action(async (name: string, flags: ToolFlags) => {
+        if (!flags.db) throw new RecallError("Usage", "--db is required");
+        const file = path.resolve(flags.db);
+        if (!existsSync(file)) throw new RecallError("Usage", `--db ${flags.db}: no such file`);
+        const appId = positiveInt("--app", flags.app);
+        if (appId === undefined) throw new RecallError("Usage", "--app is required");
+        const ctx = {
+          appId,
+          chatId: positiveInt("--chat", flags.chat),
+          messageId: positiveInt("--message", flags.message),
+        };
+        const rawArgs = parseArgs(flags.args);
+        const db = openDatabase(file);
+        try {
+          const chatSearch = await attachChatSearch(db, { file });
+          const tool = chatSearch.tools.find((t) => t.name === name);
+          if (!tool) throw new RecallError("Usage", `unknown tool "${name}" (search_chats, read_chat)`);
+          chatSearch.indexer.start();
+          await chatSearch.indexer.drain();
+          await chatSearch.indexer.stop();
+          try {
+            process.stdout.write(`${await runTool(tool, rawArgs, ctx)}\n`);
+          } catch (error) {
+            process.stdout.write(`${JSON.stringify(toolErrorOutput(error))}\n`);
+            process.exitCode = EXIT.toolError;
+          }
+        } finally {
+          db.close();
+        }
+      });
+  },
+};

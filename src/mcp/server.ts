@@ -1,0 +1,84 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ToolContext, ToolDefinition } from "../tools/definition.js";
+import { runTool, toolErrorOutput } from "../tools/run.js";
+
+export interface McpCallRecord {
+  tool: string;
+  ok: boolean;
+  durationMs: number;
+  output: string;
+}
+
+export interface McpServerOptions {
+  name: string;
+  version: string;
+  tools: ToolDefinition[];
+  context: ToolContext;
+  /** Called after every tool call (the surface's own content-free audit hook). */
+  onCall?: (record: McpCallRecord) => void;
+}
+
+/** The JSON Schema an MCP client sees: the input side of the tool's zod schema. */
+export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  delete schema.$schema;
+  return schema;
+}
+
+/**
+ * An MCP server over any set of recall tools. Validation is recall's own (a Validation error
+ * names the field); a tool error comes back as an isError result holding {"error":{kind,message}}.
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const server = new Server(
+    { name: options.name, version: options.version },
+    { capabilities: { tools: {} } },
+  );
+  const byName = new Map(options.tools.map((t) => [t.name, t]));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: options.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: inputJsonSchema(t) as { type: "object"; [k: string]: unknown },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    const started = performance.now();
+    if (!tool) {
+      const output = JSON.stringify({
+        error: { kind: "NotFound", message: `unknown tool ${request.params.name}` },
+      });
+      return { content: [{ type: "text" as const, text: output }], isError: true };
+    }
+    try {
+      const output = await runTool(tool, request.params.arguments ?? {}, options.context);
+      options.onCall?.({ tool: tool.name, ok: true, durationMs: performance.now() - started, output });
+      return { content: [{ type: "text" as const, text: output }] };
+    } catch (error) {
+      const output = JSON.stringify(toolErrorOutput(error));
+      options.onCall?.({ tool: tool.name, ok: false, durationMs: performance.now() - started, output });
+      return { content: [{ type: "text" as const, text: output }], isError: true };
+    }
+  });
+  return server;
+}
+
+/** Serves over stdio: stdout carries protocol messages only; logs go to stderr. */
+export async function serveStdio(options: McpServerOptions): Promise<void> {
+  const server = createMcpServer(options);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  process.stdin.on("end", () => void server.close());
+  await closed;
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
+
+/** A user mistake: exit 2 and exactly one line on stderr, never a stack trace. */
+function expectUsageError(args: string[], pattern: RegExp, env: Record<string, string> = {}) {
+  const r = runCli(args, env);
+  expect(r.status, r.stderr).toBe(2);
+  const lines = r.stderr.trimEnd().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^recall: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/);
+}
+
+describe("recall CLI shell", () => {
+  it("prints help and version with exit 0", () => {
+    const help = runCli(["--help"]);
+    expect(help.status).toBe(0);
+    for (const command of [
+      "index",
+      "search",
+      "conversation",
+      "status",
+      "reindex",
+      "forget",
+      "export",
+      "serve",
+      "mcp",
+      "tool",
+      "bridge",
+      "demo",
+    ]) {
+      expect(help.stdout).toContain(command);
+    }
+    const version = runCli(["--version"]);
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("rejects unknown commands and options with one line and exit 2", () => {
+    expectUsageError(["frobnicate"], /unknown command/);
+    expectUsageError(["--bogus"], /unknown option/);
+    expectUsageError(["search"], /missing required argument/);
+    expectUsageError(["search", "x", "--limit", "ten"], /--limit/);
+  });
+
+  it("says plainly when a command is not implemented yet", () => {
+    expectUsageError(["bridge"], /not implemented yet/);
+  });
+
+  it("validates search input with a message naming the field (exit 3)", () => {
+    const t = tempDir();
+    const r = runCli(["search", "x", "--agent", "gpt"], { RECALL_HOME: t.dir });
+    expect(r.status).toBe(3);
+    expect(r.stderr.trim()).toMatch(/^recall: filters\.agent: /);
+    t.cleanup();
+  });
+
+  it("reports a search before any index exists as NotFound, never as an empty result", () => {
+    const t = tempDir();
+    const r = runCli(["search", "anything"], { RECALL_HOME: t.dir });
+    expect(r.status).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/no index .*recall index/);
+    t.cleanup();
+  });
+
+  it("names the field of an invalid config.json", async () => {
+    const t = tempDir();
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(`${t.dir}/config.json`, JSON.stringify({ sources: { claude: "yes" } }));
+    const r = runCli(["index"], { RECALL_HOME: t.dir, HOME: t.dir });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/config\.json: sources\.claude: /);
+    t.cleanup();
+  });
+});

@@ -1,0 +1,21 @@
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled `recall` binary in a child process with the given environment additions. */
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): CliResult {
+  const result: SpawnSyncReturns<string> = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    input,
+    timeout: 120_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}

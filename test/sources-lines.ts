@@ -1,0 +1,115 @@
+/** Line builders for the transcript source tests: minimal real-format Claude Code and Codex lines. */
+import { spawnSync } from "node:child_process";
+import { encodeZstdRawFrame } from "../src/demo/zstd-frame.js";
+
+export const BASE_TIME = Date.UTC(2026, 5, 1, 12, 0, 0);
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface ClaudeLineOptions {
+  uuid: string;
+  text: string;
+  session: string;
+  role?: "user" | "assistant";
+  at?: number;
+  cwd?: string;
+  /** For assistant lines: lines of one API response share message id and request id. */
+  messageId?: string;
+  requestId?: string;
+}
+
+export function claudeLine(o: ClaudeLineOptions): string {
+  const role = o.role ?? "user";
+  const line: Record<string, unknown> = {
+    type: role,
+    uuid: o.uuid,
+    parentUuid: null,
+    isSidechain: false,
+    sessionId: o.session,
+    cwd: o.cwd ?? "/nonexistent/recall-test/proj",
+    gitBranch: "main",
+    version: "2.1.284",
+    timestamp: iso(o.at ?? BASE_TIME),
+    message:
+      role === "user"
+        ? { role: "user", content: o.text }
+        : {
+            id: o.messageId ?? `msg_${o.uuid}`,
+            role: "assistant",
+            model: "claude-test-model",
+            content: [{ type: "text", text: o.text }],
+          },
+  };
+  if (role === "assistant") line["requestId"] = o.requestId ?? `req_${o.uuid}`;
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** A user line whose text is about `bytes` long (a pasted file), made of words with a unique token. */
+export function hugeClaudeLine(session: string, uuid: string, bytes: number, token: string): string {
+  const filler = "lorem ipsum dolor sit amet ".repeat(Math.ceil(bytes / 27)).slice(0, bytes);
+  return claudeLine({ uuid, session, text: `${token} ${filler}` });
+}
+
+export function codexMeta(thread: string, cwd = "/nonexistent/recall-test/codex", at = BASE_TIME): string {
+  return `${JSON.stringify({
+    timestamp: iso(at),
+    type: "session_meta",
+    payload: {
+      id: thread,
+      timestamp: iso(at),
+      cwd,
+      originator: "codex_cli_rs",
+      cli_version: "0.158.0",
+      source: "cli",
+    },
+  })}\n`;
+}
+
+export function codexTurnContext(at = BASE_TIME, model = "gpt-test"): string {
+  return `${JSON.stringify({ timestamp: iso(at), type: "turn_context", payload: { cwd: "/nonexistent/recall-test/codex", model } })}\n`;
+}
+
+/** A user prompt as 0.147+ writes it: response_item, then its item_completed twin. */
+export function codexUserTurn(thread: string, text: string, at: number, id: string): string {
+  const item = {
+    timestamp: iso(at),
+    type: "response_item",
+    payload: { type: "message", role: "user", id, content: [{ type: "input_text", text }] },
+  };
+  const event = {
+    timestamp: iso(at),
+    type: "event_msg",
+    payload: {
+      type: "item_completed",
+      thread_id: thread,
+      turn_id: `turn-${id}`,
+      item: { type: "UserMessage", id, content: [{ type: "text", text }] },
+    },
+  };
+  return `${JSON.stringify(item)}\n${JSON.stringify(event)}\n`;
+}
+
+export function codexAgentTurn(thread: string, text: string, at: number, id: string): string {
+  const item = {
+    timestamp: iso(at),
+    type: "response_item",
+    payload: { type: "message", role: "assistant", id, content: [{ type: "output_text", text }] },
+  };
+  const event = {
+    timestamp: iso(at),
+    type: "event_msg",
+    payload: {
+      type: "item_completed",
+      thread_id: thread,
+      turn_id: `turn-${id}`,
+      item: { type: "AgentMessage", id, content: [{ type: "Text", text }] },
+    },
+  };
+  return `${JSON.stringify(item)}\n${JSON.stringify(event)}\n`;
+}
+
+/** zstd-compresses with the zstd binary when present (real compressed blocks), else raw-block frames. */
+export function zstd(data: Buffer): Buffer {
+  const run = spawnSync("zstd", ["-q", "-c", "-3"], { input: data, maxBuffer: 1 << 30 });
+  if (run.status === 0 && run.stdout.length > 0) return run.stdout;
+  return encodeZstdRawFrame(data);
+}
