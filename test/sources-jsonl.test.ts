@@ -113,6 +113,30 @@ describe("incremental JSONL sources", () => {
     expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.oversized).toBe(1);
   });
 
+  it("gets past a 20 MB line that follows a streamed response still held open", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(
+      file,
+      claudeLine({
+        uuid: "a1",
+        session: SESSION,
+        role: "assistant",
+        text: "held yak answer",
+        messageId: "m",
+        requestId: "r",
+      }),
+    );
+    appendFileSync(file, hugeClaudeLine(SESSION, "huge", 20 * 1024 * 1024, "yaktoken"));
+    appendFileSync(
+      file,
+      claudeLine({ uuid: "u2", session: SESSION, text: "after the yak", at: BASE_TIME + 5 }),
+    );
+    h.index();
+    expect(h.search("yak")).toHaveLength(2);
+    expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.oversized).toBe(1);
+  });
+
   it("re-reads a truncated and rewritten file without duplicating documents", async () => {
     h = await createHarness();
     const file = claudeFile(h);

@@ -93,6 +93,45 @@ describe("per-tick bounds and cadence", () => {
     expect(h.search("appended beaver")).toHaveLength(1);
   });
 
+  it("reads more large files in turn than it keeps parsers for, losing and duplicating nothing", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(dir, { recursive: true });
+    let expected = 0;
+    for (let f = 0; f < 24; f++) {
+      const session = uuidOf(100 + f);
+      let text = "";
+      for (let i = 0; i < 60; i++) {
+        text += claudeLine({
+          uuid: `${f}-q${i}`,
+          session,
+          text: `file ${f} question ${i} heron`,
+          at: BASE_TIME + i * 10,
+        });
+        // A response streamed over two lines (merged into one record).
+        for (const part of [0, 1]) {
+          text += claudeLine({
+            uuid: `${f}-a${i}-${part}`,
+            session,
+            role: "assistant",
+            text: `file ${f} answer ${i} part ${part}`,
+            messageId: `m${f}-${i}`,
+            requestId: `r${f}-${i}`,
+            at: BASE_TIME + i * 10 + part,
+          });
+        }
+        expected += 2;
+      }
+      writeFileSync(path.join(dir, `${session}.jsonl`), text);
+    }
+    h.index({ limits: { maxBytes: 8 * 1024 } });
+    expect(h.count("SELECT count(*) FROM recall_documents")).toBe(expected);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(expected);
+    expect(h.count("SELECT count(*) FROM recall_documents WHERE body LIKE '%part 0%part 1%'")).toBe(
+      expected / 2,
+    );
+  });
+
   it("reads at most 32 opencode session rows per tick", async () => {
     h = await createHarness();
     const file = path.join(opencodeData(h.home), "opencode.db");

@@ -205,16 +205,14 @@ describe("opencode", () => {
     h.clock.advance(60_000);
     h.index();
     expect(h.search("streaming pangolin")).toHaveLength(1);
-    writer
-      .prepare("UPDATE session_message SET data = ?, time_updated = ? WHERE id = 'msg_b2'")
-      .run(
-        JSON.stringify({
-          time: { created: BASE_TIME + 30 },
-          agent: "build",
-          content: [{ type: "text", id: "t", text: "finished pangolin essay" }],
-        }),
-        BASE_TIME + 40,
-      );
+    writer.prepare("UPDATE session_message SET data = ?, time_updated = ? WHERE id = 'msg_b2'").run(
+      JSON.stringify({
+        time: { created: BASE_TIME + 30 },
+        agent: "build",
+        content: [{ type: "text", id: "t", text: "finished pangolin essay" }],
+      }),
+      BASE_TIME + 40,
+    );
     h.clock.advance(60_000);
     h.index();
     expect(h.search("finished pangolin essay")).toHaveLength(1);

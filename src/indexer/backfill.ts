@@ -208,8 +208,9 @@ export function backfill(db: Db, sources: readonly Source[], options: BackfillOp
       oneTick();
       continue;
     }
-    // Ticks grouped in one transaction: each batch's ingest is a savepoint inside it, and the
-    // sources read the group's uncommitted checkpoints through this same connection.
+    // Ticks grouped in one transaction: each batch's ingest joins it (no nested savepoint), and
+    // the sources read the group's uncommitted checkpoints through this same connection. A
+    // failure rolls the whole group back; sources then resume from the committed checkpoints.
     const started = performance.now();
     const before = result.records;
     db.transaction(() => {

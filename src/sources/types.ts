@@ -119,6 +119,8 @@ export interface SourceProgress {
    * when every source is idle and has completed one more clean sweep since it started.
    */
   cleanSweeps: number;
+  /** Files the CLI deleted whose records are kept. */
+  gone?: number;
 }
 
 /** A bounded unit of work: everything here commits in one transaction. */

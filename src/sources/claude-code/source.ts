@@ -106,7 +106,8 @@ class ClaudeFileParser implements JsonlParser {
   readonly conversationId: string;
   private conversation: ConversationRef;
   private readonly session: string;
-  private readonly merger = createClaudeMerger();
+  /** Repeated uuids are also deduped by the index (one record and document per uuid), so a small memory suffices. */
+  private readonly merger = createClaudeMerger({ maxSeenUuids: 4096 });
   /** uuid → line offset of records pushed and not emitted yet. */
   private readonly held = new Map<string, number>();
   private lastAt: number;

@@ -19,6 +19,12 @@ import { BoundedWalker, type WalkRule } from "./walker.js";
 export const DISCOVERY_INTERVAL_MS = 30_000;
 /** One readLines call reads at most this much before the loop checks its budget again. */
 const ROUND_BYTES = 256 * 1024;
+/**
+ * At most this many files keep their parser (and decoder) between polls. Another file resumes
+ * exactly from its checkpoint, which holds all the state a parser needs; this bounds memory
+ * however many large files a first backfill reads in turn.
+ */
+export const MAX_LIVE_FILES = 16;
 
 /** Where a parser puts what it found in the lines it was given. */
 export interface JsonlSink {
@@ -154,6 +160,8 @@ export class JsonlFileSource implements Source {
   private readonly tracked = new Map<string, Tracked>();
   /** Keys with bytes to read, in the order they are served (fair round robin). */
   private readonly backlog = new Set<string>();
+  /** Keys whose parser is kept, least recently polled first. */
+  private readonly liveOrder = new Set<string>();
   private statOrder: string[] = [];
   private statPosition = 0;
   private sweepFoundChange = false;
@@ -175,6 +183,19 @@ export class JsonlFileSource implements Source {
   private closeLive(t: Tracked): void {
     t.live?.bytes?.close();
     t.live = null;
+    this.liveOrder.delete(t.key);
+  }
+
+  /** Keeps a file's parser for its next poll, evicting the least recently polled past the bound. */
+  private keepLive(t: Tracked): void {
+    this.liveOrder.delete(t.key);
+    this.liveOrder.add(t.key);
+    while (this.liveOrder.size > MAX_LIVE_FILES) {
+      const oldest = this.liveOrder.values().next().value as string;
+      const evicted = this.tracked.get(oldest);
+      if (evicted) this.closeLive(evicted);
+      else this.liveOrder.delete(oldest);
+    }
   }
 
   private track(key: string): Tracked {
@@ -465,6 +486,8 @@ export class JsonlFileSource implements Source {
       live.state.gone = false;
     }
 
+    t.live = live;
+
     // Read bounded rounds until the share, the records budget or the time is used.
     const sink = this.sink(batch);
     const startRecords = batch.records.length;
@@ -541,11 +564,17 @@ export class JsonlFileSource implements Source {
     if (live.state.gone && exhausted) {
       this.closeLive(t);
       t.gone = true;
-    } else if (!(bytes instanceof ZstdByteSource) || exhausted) {
-      // Plain files are reopened on the next poll (they may have grown); a decoder is kept
-      // while a compressed file is being read.
-      live.bytes?.close();
-      live.bytes = null;
+    } else if (exhausted && held === null) {
+      // Read to its end with nothing held: the checkpoint has everything a later poll needs.
+      this.closeLive(t);
+    } else {
+      if (!(bytes instanceof ZstdByteSource) || exhausted) {
+        // Plain files are reopened on the next poll (they may have grown); a decoder is kept
+        // while a compressed file is being read.
+        live.bytes?.close();
+        live.bytes = null;
+      }
+      this.keepLive(t);
     }
     return { bytes: used, more: !exhausted };
   }
