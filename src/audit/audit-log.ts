@@ -60,10 +60,39 @@ export function summariseOutput(
     ok: !parsed.error,
     results,
     truncated: Boolean(parsed.results_truncated || parsed.output_truncated || parsed.next),
-    indexStatus: typeof parsed.index_status === "string" ? parsed.index_status : null,
+    indexStatus:
+      typeof parsed.index_status === "string" ? parsed.index_status : coverageStatus(parsed.coverage),
     errorKind: typeof error.kind === "string" ? error.kind : null,
     returned: [...ids].slice(0, MAX_RETURNED_IDS),
   };
+}
+
+/** search_history's coverage in one word: the least advanced state of any source. */
+function coverageStatus(coverage: unknown): string | null {
+  if (!Array.isArray(coverage)) return null;
+  const states = new Set(coverage.map((c) => String(asRecord(c).state)));
+  for (const state of ["stale", "indexing"]) if (states.has(state)) return state;
+  return coverage.length === 0 ? "empty" : "ready";
+}
+
+/**
+ * Appends the content-free record of one call made by `surface`: the output is reduced to
+ * counts, flags and ids here, and never stored.
+ */
+export function auditCall(
+  home: string,
+  surface: AuditRecord["surface"],
+  tool: string,
+  durationMs: number,
+  output: string,
+): void {
+  appendAudit(home, {
+    at: Date.now(),
+    surface,
+    tool,
+    durationMs: Math.round(durationMs * 10) / 10,
+    ...summariseOutput(tool, output),
+  });
 }
 
 export function appendAudit(home: string, record: AuditRecord): void {

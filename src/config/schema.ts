@@ -8,13 +8,15 @@ export const ConfigSchema = z
         claude: z.boolean().default(true),
         codex: z.boolean().default(true),
         opencode: z.boolean().default(true),
+        /** Dyad's own chat database (its userData sqlite.db), indexed read-only when present. */
+        dyad: z.boolean().default(true),
         /** Dyad-shaped chat databases to index read-only, besides Dyad's own userData sqlite.db. */
         dyadDatabases: z.array(z.string().min(1)).default([]),
         /** Dyad's apps folder, against which relative apps.path values resolve. */
         dyadAppsDir: z.string().min(1).optional(),
       })
       .strict()
-      .default({ claude: true, codex: true, opencode: true, dyadDatabases: [] }),
+      .default({ claude: true, codex: true, opencode: true, dyad: true, dyadDatabases: [] }),
     retention: z
       .object({
         /** Upper bound on retained raw bytes per source (compressed), null for unbounded. */

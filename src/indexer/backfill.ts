@@ -129,16 +129,28 @@ export interface BackfillOptions extends TickOptions {
    * if one never completes a clean polling sweep (default 30 s).
    */
   maxIdleMillis?: number;
+  /** Sees every tick's figures (the worker's coverage tracker). */
+  onTick?: (ticks: SourceTick[]) => void;
+  /** Runs last inside each group's transaction (publishing coverage with the group's commit). */
+  onGroupEnd?: () => void;
 }
 
 export const BACKFILL_GROUP = { records: 5000, millis: 500 } as const;
 
+/** A backfill run one group at a time: the synchronous and the yielding drivers share it. */
+export interface BackfillRun {
+  /** Runs one group of ticks (one transaction); returns true once the backfill is finished. */
+  step(): boolean;
+  readonly result: BackfillResult;
+  readonly finished: boolean;
+}
+
 /**
- * Runs the same bounded ticks as the background worker back to back, without the idle sleep,
- * until every source reports idle in one tick (discovery done, nothing waiting, a complete
- * polling sweep found nothing): the first backfill of `recall index` and `npm start`.
+ * The state machine of a backfill: bounded ticks back to back (thorough: no cadence
+ * throttles other than new-file discovery) until every source reports idle in one tick and
+ * has completed one more clean polling sweep than when the backfill started.
  */
-export function backfill(db: Db, sources: readonly Source[], options: BackfillOptions): BackfillResult {
+export function startBackfill(db: Db, sources: readonly Source[], options: BackfillOptions): BackfillRun {
   const result: BackfillResult = {
     records: 0,
     batches: 0,
@@ -197,16 +209,19 @@ export function backfill(db: Db, sources: readonly Source[], options: BackfillOp
         backlogBytes: sum(backlog),
       });
     }
+    options.onTick?.(ticks);
     if (idle) finished = true;
     const allIdle = ticks.every((t) => t.idle);
     if (!allIdle) idleSince = null;
     else if (idleSince === null) idleSince = performance.now();
     else if (performance.now() - idleSince > maxIdle) finished = true;
   };
-  while (!finished && !options.shouldStop?.()) {
+  const step = (): boolean => {
+    if (finished || options.shouldStop?.()) return true;
     if (group.records <= 0) {
       oneTick();
-      continue;
+      options.onGroupEnd?.();
+      return finished;
     }
     // Ticks grouped in one transaction: each batch's ingest joins it (no nested savepoint), and
     // the sources read the group's uncommitted checkpoints through this same connection. A
@@ -221,9 +236,45 @@ export function backfill(db: Db, sources: readonly Source[], options: BackfillOp
         performance.now() - started < group.millis &&
         !options.shouldStop?.()
       );
+      options.onGroupEnd?.();
     })();
-  }
-  return result;
+    return finished;
+  };
+  return {
+    step,
+    result,
+    get finished() {
+      return finished;
+    },
+  };
+}
+
+/**
+ * Runs the same bounded ticks as the background worker back to back, without the idle sleep,
+ * until every source reports idle in one tick (discovery done, nothing waiting, a complete
+ * polling sweep found nothing): the first backfill of `recall index` and `npm start`.
+ */
+export function backfill(db: Db, sources: readonly Source[], options: BackfillOptions): BackfillResult {
+  const run = startBackfill(db, sources, options);
+  while (!run.step());
+  return run.result;
+}
+
+/** Groups a yielding backfill commits at most, so a process serving requests stays responsive. */
+export const YIELDING_GROUP = { records: 2000, millis: 100 } as const;
+
+/**
+ * The same backfill, yielding to the event loop between groups of ticks: the broker's worker
+ * runs it (catch-up, reindex) while it keeps answering MCP requests and its local channel.
+ */
+export async function backfillYielding(
+  db: Db,
+  sources: readonly Source[],
+  options: BackfillOptions,
+): Promise<BackfillResult> {
+  const run = startBackfill(db, sources, { group: YIELDING_GROUP, ...options });
+  while (!run.step()) await new Promise<void>((resolve) => setImmediate(resolve));
+  return run.result;
 }
 
 function sum(map: Map<string, number>): number {

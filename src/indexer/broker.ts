@@ -1,6 +1,7 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 
 /**
@@ -18,7 +19,26 @@ export interface BrokerRequest {
   args?: Record<string, unknown>;
 }
 
-export type RequestHandler = (request: BrokerRequest) => Promise<unknown>;
+/**
+ * Answers one request. `progress` streams intermediate figures to the asker (one JSON line
+ * each) before the final result.
+ */
+export type RequestHandler = (
+  request: BrokerRequest,
+  progress: (figures: unknown) => void,
+) => Promise<unknown>;
+
+/** Unix socket paths are limited to about 104 bytes; a longer RECALL_HOME gets a socket in the temp folder. */
+const MAX_SOCKET_PATH = 100;
+
+/** Where the broker listens for RECALL_HOME: broker.sock inside it when the path fits. */
+export function socketPathFor(home: string): string {
+  const inside = path.join(home, SOCKET_FILE);
+  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) return inside;
+  const digest = createHash("sha256").update(path.resolve(home)).digest("hex").slice(0, 16);
+  const uid = typeof process.getuid === "function" ? process.getuid() : 0;
+  return path.join(os.tmpdir(), `recall-${uid}-${digest}.sock`);
+}
 
 export interface BrokerHandle {
   /** True while this process is the broker. */
@@ -110,7 +130,7 @@ function tryListen(server: net.Server, socketPath: string): Promise<boolean> {
 
 export function electBroker(options: ElectionOptions): BrokerHandle {
   mkdirSync(options.home, { recursive: true });
-  const socketPath = path.join(options.home, SOCKET_FILE);
+  const socketPath = socketPathFor(options.home);
   const token = brokerToken(options.home);
   let server: net.Server | null = null;
   let stopWork: (() => Promise<void>) | void;
@@ -140,7 +160,10 @@ export function electBroker(options: ElectionOptions): BrokerHandle {
       }
       const handler = options.onRequest;
       if (!handler || !message.request) return socket.end(`${JSON.stringify({ error: "no handler" })}\n`);
-      handler(message.request).then(
+      const progress = (figures: unknown) => {
+        if (!socket.destroyed) socket.write(`${JSON.stringify({ progress: figures })}\n`);
+      };
+      handler(message.request, progress).then(
         (result) => socket.end(`${JSON.stringify({ result })}\n`),
         (error: unknown) => socket.end(`${JSON.stringify({ error: (error as Error).message })}\n`),
       );
@@ -213,34 +236,72 @@ export function electBroker(options: ElectionOptions): BrokerHandle {
   };
 }
 
-/** Sends one authenticated request to the running broker; null when no broker is running. */
-export function askBroker(home: string, request: BrokerRequest, timeoutMs = 60_000): Promise<unknown> {
-  const socketPath = path.join(home, SOCKET_FILE);
+export interface AskOptions {
+  /** Gives up when the broker sends nothing (no progress, no result) for this long (default 60 s). */
+  timeoutMs?: number;
+  onProgress?: (figures: unknown) => void;
+}
+
+/**
+ * Sends one authenticated request to the running broker and waits for its result (progress
+ * lines in between go to onProgress); null when no broker is running or it went away.
+ */
+export function askBroker(
+  home: string,
+  request: BrokerRequest,
+  options: AskOptions | number = {},
+): Promise<unknown> {
+  const { timeoutMs = 60_000, onProgress } = typeof options === "number" ? { timeoutMs: options } : options;
+  const socketPath = socketPathFor(home);
   if (!existsSync(socketPath) || !existsSync(path.join(home, TOKEN_FILE))) return Promise.resolve(null);
   const token = readFileSync(path.join(home, TOKEN_FILE), "utf8").trim();
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
-    let reply = "";
-    const timer = setTimeout(() => {
+    let buffer = "";
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
       socket.destroy();
-      reject(new Error("the broker did not answer in time"));
-    }, timeoutMs);
+      fn();
+    };
+    let timer = setTimeout(
+      () => finish(() => reject(new Error("the broker did not answer in time"))),
+      timeoutMs,
+    );
+    const line = (text: string) => {
+      let parsed: { result?: unknown; error?: string; progress?: unknown };
+      try {
+        parsed = JSON.parse(text) as typeof parsed;
+      } catch {
+        return finish(() => reject(new Error("the broker sent a malformed reply")));
+      }
+      if ("progress" in parsed) {
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => finish(() => reject(new Error("the broker did not answer in time"))),
+          timeoutMs,
+        );
+        onProgress?.(parsed.progress);
+        return;
+      }
+      if (parsed.error) finish(() => reject(new Error(parsed.error)));
+      else finish(() => resolve(parsed.result ?? null));
+    };
     socket.setEncoding("utf8");
     socket.once("connect", () => socket.write(`${JSON.stringify({ token, request })}\n`));
-    socket.on("data", (chunk: string) => (reply += chunk));
-    socket.once("error", () => {
-      clearTimeout(timer);
-      resolve(null);
-    });
-    socket.once("end", () => {
-      clearTimeout(timer);
-      try {
-        const parsed = JSON.parse(reply) as { result?: unknown; error?: string };
-        if (parsed.error) reject(new Error(parsed.error));
-        else resolve(parsed.result ?? null);
-      } catch {
-        reject(new Error("the broker sent a malformed reply"));
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      let newline: number;
+      while (!settled && (newline = buffer.indexOf("\n")) !== -1) {
+        const text = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        line(text);
       }
     });
+    // Connection refused (a stale socket) or the broker died mid-request: no broker.
+    socket.once("error", () => finish(() => resolve(null)));
+    socket.once("close", () => finish(() => resolve(null)));
   });
 }

@@ -116,6 +116,13 @@ const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 const INSERT_FTS = `INSERT INTO recall_fts (rowid, title, body) VALUES (?, ?, ?)`;
 
 const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
+const DELETE_RECORD = `DELETE FROM recall_records WHERE conversation = ? AND record_key = ?`;
+const DELETE_SOURCE_DOCUMENT = `DELETE FROM recall_documents WHERE source = ? AND source_key = ? AND conversation = ?`;
+const HAS_RECORDS = `SELECT 1 FROM recall_records WHERE conversation = ? LIMIT 1`;
+const DELETE_CONVERSATION = `DELETE FROM recall_conversations WHERE id = ? AND source = ?`;
+const CONVERSATION_META = `SELECT title, project FROM recall_conversations WHERE id = ?`;
+const RETITLE_DOCUMENTS = `UPDATE recall_documents SET title = ? WHERE conversation = ? AND title IS NOT ?`;
+const REPROJECT_DOCUMENTS = `UPDATE recall_documents SET project = ? WHERE conversation = ? AND project IS NOT ?`;
 const RESET_RECORDS = `DELETE FROM recall_records WHERE conversation = ?`;
 
 const INSERT_RAW = `
@@ -205,6 +212,9 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       statement(db, RESET_DOCUMENTS).run(id);
       statement(db, RESET_RECORDS).run(id);
     }
+    // Before any record of this batch is written (their FTS rows are queued for the end).
+    removeDeleted(db, options.source, batch.deletions ?? []);
+    for (const ref of batch.conversations) refreshChat(db, ref);
     const conversations = new Map<string, ConversationWrite>();
     const noteConversation = (ref: ConversationRef): ConversationWrite => {
       let write = conversations.get(ref.id);
@@ -320,6 +330,41 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
   if (db.inTransaction) write();
   else db.transaction(write)();
   return result;
+}
+
+/** Deleted on purpose in the source: the record, its document, and an emptied conversation go. */
+function removeDeleted(
+  db: Db,
+  source: string,
+  deletions: { conversation: string; sourceKey: string }[],
+): void {
+  const touched = new Set<string>();
+  for (const d of deletions) {
+    statement(db, DELETE_RECORD).run(d.conversation, d.sourceKey);
+    statement(db, DELETE_SOURCE_DOCUMENT).run(source, d.sourceKey, d.conversation);
+    touched.add(d.conversation);
+  }
+  for (const id of touched) {
+    if (!statement(db, HAS_RECORDS).get(id)) statement(db, DELETE_CONVERSATION).run(id, source);
+  }
+}
+
+/**
+ * A chat renamed in its app (or its app moved): its documents carry the chat title (searched,
+ * weighted above the body) and the project, so they follow. Only chats: a transcript's title
+ * lines never rewrite documents already written.
+ */
+function refreshChat(db: Db, ref: ConversationRef): void {
+  if (ref.kind !== "chat") return;
+  const stored = statement(db, CONVERSATION_META).get(ref.id) as
+    { title: string | null; project: string | null } | undefined;
+  if (!stored) return;
+  if (ref.title !== null && stored.title !== ref.title) {
+    statement(db, RETITLE_DOCUMENTS).run(ref.title, ref.id, ref.title);
+  }
+  if (ref.project !== null && stored.project !== ref.project) {
+    statement(db, REPROJECT_DOCUMENTS).run(ref.project, ref.id, ref.project);
+  }
 }
 
 function sameRawExists(db: Db, chunk: RawChunk): boolean {

@@ -58,8 +58,14 @@ export function createMcpServer(options: McpServerOptions): Server {
       });
       return { content: [{ type: "text" as const, text: output }], isError: true };
     }
+    // A client may name its calling session per request (_meta.sessionId); else RECALL_SESSION_ID.
+    const metaSession = request.params._meta?.sessionId;
+    const context =
+      typeof metaSession === "string" && metaSession.length > 0 && metaSession.length <= 500
+        ? { ...options.context, session: metaSession }
+        : options.context;
     try {
-      const output = await runTool(tool, request.params.arguments ?? {}, options.context);
+      const output = await runTool(tool, request.params.arguments ?? {}, context);
       options.onCall?.({ tool: tool.name, ok: true, durationMs: performance.now() - started, output });
       return { content: [{ type: "text" as const, text: output }] };
     } catch (error) {

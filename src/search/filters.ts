@@ -13,6 +13,8 @@ export interface DocumentFilters {
   appId?: number;
   excludeChatId?: number;
   excludeSession?: string;
+  /** The calling session and its known aliases: their own records are left out. */
+  excludeSessions?: string[];
 }
 
 /** SQL conditions over alias `d` (recall_documents) and their parameters. */
@@ -35,5 +37,11 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
   if (filters.appId !== undefined) add("d.app_id = ?", filters.appId);
   if (filters.excludeChatId !== undefined) add("d.chat_id IS NOT ?", filters.excludeChatId);
   if (filters.excludeSession !== undefined) add("d.session IS NOT ?", filters.excludeSession);
+  if (filters.excludeSessions !== undefined && filters.excludeSessions.length > 0) {
+    add(
+      `(d.session IS NULL OR d.session NOT IN (${filters.excludeSessions.map(() => "?").join(", ")}))`,
+      ...filters.excludeSessions,
+    );
+  }
   return { where, params };
 }

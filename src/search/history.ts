@@ -28,6 +28,8 @@ export interface HistoryHit {
   project: string | null;
   /** Present (true) on hits found by the OR-relaxed pass after the strict AND pass. */
   relaxed?: true;
+  /** Present (true) on hits from sessions written to in the last 10 minutes. */
+  active?: true;
 }
 
 export interface HistorySearchResult {

@@ -129,6 +129,13 @@ export interface SourceBatch {
   resets: string[];
   /** Conversation metadata learned without records (titles, parents, projects). */
   conversations: ConversationRef[];
+  /**
+   * Records the source no longer holds because the user deleted them on purpose (a message or a
+   * chat deleted in an app): their retained record and document leave the index, and a
+   * conversation left without records goes too. A CLI's clean-up of old transcripts is never
+   * reported here (that history stays retained).
+   */
+  deletions?: { conversation: string; sourceKey: string }[];
   records: SourceRecord[];
   aliases: SessionAlias[];
   rawChunks: RawChunk[];

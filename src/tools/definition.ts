@@ -8,6 +8,11 @@ export interface ToolContext {
   chatId?: number;
   /** The in-flight assistant message being built; never returned by read_chat. */
   messageId?: number;
+  /**
+   * Standalone mode: the indexed source (Dyad-shaped database) `appId` belongs to, so chat
+   * scope in history.db is (source, app id); absent in embedded mode (one database, one app space).
+   */
+  chatSource?: string;
   /** The calling CLI session, excluded from search_history when known. */
   session?: string;
   /** Receives the card markup naming what the tool consulted (the host renders it). */

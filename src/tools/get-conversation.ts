@@ -52,7 +52,8 @@ export function readConversationPage(
   args: z.output<typeof GetConversationInput>,
 ): GetConversationOutput {
   const id = conversationById(db, args.id) ? args.id : conversationOfHit(db, args.id);
-  if (!id || !conversationById(db, id)) throw new RecallError("NotFound", `no conversation ${args.id}`);
+  if (!id || !conversationById(db, id))
+    throw new RecallError("NotFound", "no such conversation (the id is neither a conversation nor a hit id)");
   const after = args.after === undefined ? null : decodeCursor(args.after);
   const rows = recordsAfter(db, id, after, args.limit + 1);
   const output: GetConversationOutput = {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { auditCall } from "../../audit/audit-log.js";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
@@ -38,7 +39,9 @@ export const conversationCommand: CommandModule = {
           readonly: true,
         });
         try {
+          const started = performance.now();
           const page = readConversationPage(store.db, args);
+          auditCall(ctx().home, "cli", "get_conversation", performance.now() - started, JSON.stringify(page));
           if (flags.json) return printJson(page);
           for (const record of page.records) {
             const when = new Date(record.at).toISOString().replace("T", " ").slice(0, 19);

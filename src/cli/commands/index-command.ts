@@ -1,19 +1,23 @@
 import type { Command } from "commander";
 import { systemClock } from "../../core/clock.js";
-import { backfill, type BackfillResult } from "../../indexer/backfill.js";
+import { BACKFILL_GROUP, type BackfillResult } from "../../indexer/backfill.js";
 import { sourceCoverage, type SourceCoverage } from "../../indexer/coverage.js";
+import { createIndexWorker, type WorkProgress } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { createSources } from "../../sources/registry.js";
 import { openHistoryStore } from "../../store/history-store.js";
+import { brokerOrLocal } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
-import { progressBar } from "../progress.js";
+import { progressBar, type Progress } from "../progress.js";
 
 interface IndexFlags {
   json?: boolean;
 }
 
 export interface IndexSummary {
+  /** Who ran the batches: the running broker (asked over its local channel), or this process. */
+  by?: "broker" | "local";
   engine: string;
   file: string;
   records: number;
@@ -73,7 +77,7 @@ function megabytes(bytes: number): string {
 
 function formatSummary(summary: IndexSummary): string {
   const lines = [
-    `Indexed ${summary.records} records in ${summary.batches} batches (${summary.seconds.toFixed(1)} s, engine ${summary.engine}) into ${summary.file}`,
+    `${summary.by === "broker" ? "The running broker indexed" : "Indexed"} ${summary.records} records in ${summary.batches} batches (${summary.seconds.toFixed(1)} s, engine ${summary.engine}) into ${summary.file}`,
   ];
   for (const s of summary.sources) {
     const through = s.indexedThrough
@@ -87,6 +91,12 @@ function formatSummary(summary: IndexSummary): string {
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+export function showProgress(bar: Progress | null, p: WorkProgress): void {
+  if (!bar || !p) return;
+  if (p.phase === "reset") bar.update(0, 1);
+  else bar.update(p.doneBytes, Math.max(p.doneBytes + p.backlogBytes, 1));
 }
 
 /**
@@ -109,30 +119,48 @@ export const indexCommand: CommandModule = {
           projectionVersion: PROJECTION_VERSION,
           engine: ctx().forcedEngine,
         });
-        const sources = createSources(env, config);
         const bar = flags.json ? null : progressBar("indexing", 1);
         const started = Date.now();
         try {
-          const result = backfill(store.db, sources, {
-            projectionVersion: PROJECTION_VERSION,
-            clock: systemClock,
-            rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
-            onProgress: (p) => bar?.update(p.doneBytes, Math.max(p.doneBytes + p.backlogBytes, 1)),
+          // A running broker indexes with its own worker; otherwise this process takes the
+          // broker's place for the duration and runs the same bounded batches in the foreground.
+          const work = await brokerOrLocal({
+            home,
+            request: { command: "index" },
+            onProgress: (p) => showProgress(bar, p as WorkProgress),
+            busyMessage: "busy: `recall index` is indexing in the foreground",
+            local: async () => {
+              const worker = createIndexWorker({
+                db: store.db,
+                createSources: () => createSources(env, config),
+                projectionVersion: PROJECTION_VERSION,
+                clock: systemClock,
+                rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
+                group: BACKFILL_GROUP,
+                writer: "foreground",
+              });
+              try {
+                return {
+                  result: await worker.catchUp((p) => showProgress(bar, p)),
+                  names: worker.sourceNames(),
+                };
+              } finally {
+                await worker.stop();
+              }
+            },
           });
           bar?.stop();
-          const summary = summarize(
-            result,
-            sourceCoverage(
-              store.db,
-              sources.map((s) => s.name),
-            ),
-            { engine: store.engine, file: store.file, seconds: (Date.now() - started) / 1000 },
-          );
+          const result = work.by === "local" ? work.result.result : (work.result as BackfillResult);
+          const summary = summarize(result, sourceCoverage(store.db, Object.keys(result.sources)), {
+            engine: store.engine,
+            file: store.file,
+            seconds: (Date.now() - started) / 1000,
+          });
+          summary.by = work.by;
           if (flags.json) printJson(summary);
           else process.stdout.write(formatSummary(summary));
         } finally {
           bar?.stop();
-          for (const source of sources) source.close?.();
           store.close();
         }
       });

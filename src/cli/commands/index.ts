@@ -12,6 +12,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModul
   export: async () => (await import("./export.js")).exportCommand,
   forget: async () => (await import("./forget.js")).forgetCommand,
   status: async () => (await import("./status.js")).statusCommand,
+  reindex: async () => (await import("./reindex.js")).reindexCommand,
   demo: async () => (await import("./demo.js")).demoCommand,
   tool: async () => (await import("./tool.js")).toolCommand,
   mcp: async () => (await import("./mcp.js")).mcpCommand,

@@ -1,9 +1,11 @@
 import type { Command } from "commander";
+import { auditCall } from "../../audit/audit-log.js";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import type { HistoryHit } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
+import type { CoverageEntry } from "../../store/coverage-row.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import { SearchHistoryInput } from "../../tools/search-history-input.js";
 import { runSearchHistory } from "../../tools/search-history.js";
@@ -34,8 +36,24 @@ export function formatHit(hit: HistoryHit, tokens: string[], color: boolean): st
   const where = [hit.agent, hit.kind, hit.project ?? "", hit.session ? `session ${hit.session}` : ""]
     .filter(Boolean)
     .join(" · ");
-  const mark = hit.relaxed ? " (relaxed)" : "";
+  const mark = `${hit.relaxed ? " (relaxed)" : ""}${hit.active ? " (active)" : ""}`;
   return `${when}  ${where}${mark}\n  ${highlight(hit.snippet, tokens, color)}\n  ${hit.id}\n`;
+}
+
+/** One line when any source is not caught up, so a thin result never hides an unfinished index. */
+export function coverageNote(coverage: CoverageEntry[]): string | null {
+  const behind = coverage.filter((c) => c.state !== "ready");
+  if (behind.length === 0)
+    return coverage.length === 0 ? "note: nothing indexed yet; run `recall index`" : null;
+  const parts = behind.map((c) =>
+    c.state === "indexing"
+      ? `${c.source} still indexing (${c.backlog} waiting)`
+      : `${c.source} not updated lately`,
+  );
+  const hint = behind.some((c) => c.state === "stale")
+    ? "; run `recall index` or keep `recall mcp` running"
+    : "";
+  return `note: ${parts.join(", ")}${hint}`;
 }
 
 export const searchCommand: CommandModule = {
@@ -70,12 +88,21 @@ export const searchCommand: CommandModule = {
           readonly: true,
         });
         try {
-          const result = runSearchHistory(store.db, store.engine, input);
+          const started = performance.now();
+          const result = runSearchHistory(
+            store.db,
+            store.engine,
+            input,
+            ctx().env.RECALL_SESSION_ID || undefined,
+          );
+          auditCall(ctx().home, "cli", "search_history", performance.now() - started, JSON.stringify(result));
           if (flags.json) return printJson(result);
           const tokens = queryTokens(input.query);
           const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
           if (result.hits.length === 0) process.stdout.write("no hits\n");
           for (const hit of result.hits) process.stdout.write(formatHit(hit, tokens, color));
+          const note = coverageNote(result.coverage);
+          if (note) process.stdout.write(`${note}\n`);
         } finally {
           store.close();
         }

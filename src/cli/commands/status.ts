@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { statSync } from "node:fs";
-import { readAudit } from "../../audit/audit-log.js";
+import { readAudit, type AuditRecord } from "../../audit/audit-log.js";
+import { askBroker } from "../../indexer/broker.js";
 import { sourceCoverage } from "../../indexer/coverage.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
+import { readCoverage, readPublishedCoverage } from "../../store/coverage-row.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
@@ -12,47 +14,103 @@ function percentile(sorted: number[], p: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** `recall status`: coverage per source, index size, and tool-call latency from the audit log (content-free). */
+/** Content-free figures of the tool calls in the audit log (one group per tool). */
+export function toolFigures(calls: AuditRecord[]) {
+  const group = (rows: AuditRecord[]) => {
+    const durations = rows.map((c) => c.durationMs).sort((a, b) => a - b);
+    return {
+      count: rows.length,
+      p50Ms: percentile(durations, 50),
+      p95Ms: percentile(durations, 95),
+      p99Ms: percentile(durations, 99),
+      errors: rows.filter((c) => !c.ok).length,
+      truncated: rows.filter((c) => c.truncated).length,
+      results: rows.reduce((n, c) => n + (c.results ?? 0), 0),
+      empty: rows.filter((c) => c.ok && c.results === 0).length,
+    };
+  };
+  const tools = [...new Set(calls.map((c) => c.tool))].sort();
+  return {
+    ...group(calls),
+    byTool: Object.fromEntries(tools.map((t) => [t, group(calls.filter((c) => c.tool === t))])),
+  };
+}
+
+/** Who writes the index right now: a broker answering on the local channel, or nobody. */
+async function brokerState(home: string): Promise<{ running: boolean; pid: number | null; busy: boolean }> {
+  try {
+    const answer = (await askBroker(home, { command: "ping" }, { timeoutMs: 2000 })) as {
+      pid?: number;
+      busy?: boolean;
+    } | null;
+    if (answer === null) return { running: false, pid: null, busy: false };
+    return { running: true, pid: answer.pid ?? null, busy: answer.busy === true };
+  } catch {
+    return { running: true, pid: null, busy: true };
+  }
+}
+
+/**
+ * `recall status`: coverage per source (as every search reports it), who is indexing, the last
+ * indexing run's duration, index size, and tool-call figures from the audit log (content-free).
+ */
 export const statusCommand: CommandModule = {
   register(program: Command, ctx) {
     program
       .command("status")
-      .description("index coverage per source, backlog and tool latency figures")
+      .description("index coverage per source, backlog, indexing and tool latency figures")
       .option("--json", "print JSON")
       .action(async (flags: { json?: boolean }) => {
         const { home } = ctx();
         const store = await openHistoryStore({ home, projectionVersion: PROJECTION_VERSION, readonly: true });
         try {
-          const calls = readAudit(home, 1000);
-          const durations = calls.map((c) => c.durationMs).sort((a, b) => a - b);
+          const now = Date.now();
+          const published = readPublishedCoverage(store.db);
           const status = {
             index: { file: store.file, engine: store.engine, bytes: statSync(store.file).size },
+            broker: await brokerState(home),
+            coverage: readCoverage(store.db, now),
+            lastRun: published?.lastRun ?? null,
+            rebuilding: published?.rebuilding ?? false,
             sources: sourceCoverage(store.db),
-            toolCalls: {
-              count: calls.length,
-              p50Ms: percentile(durations, 50),
-              p95Ms: percentile(durations, 95),
-              errors: calls.filter((c) => !c.ok).length,
-              truncated: calls.filter((c) => c.truncated).length,
-            },
+            toolCalls: toolFigures(readAudit(home, 1000)),
           };
           if (flags.json) return printJson(status);
           const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-          process.stdout.write(
-            `index ${status.index.file} (${status.index.engine}, ${mb(status.index.bytes)})\n`,
+          const out: string[] = [];
+          out.push(`index ${status.index.file} (${status.index.engine}, ${mb(status.index.bytes)})`);
+          out.push(
+            status.broker.running
+              ? `broker running${status.broker.pid ? ` (pid ${status.broker.pid})` : ""}${status.broker.busy ? ", busy with a foreground command" : ""}`
+              : "no broker running: start `recall mcp` (or run `recall index`) to bring the index up to date",
           );
+          if (status.lastRun) {
+            out.push(
+              `last indexing run: ${status.lastRun.records} records in ${status.lastRun.batches} batches, ` +
+                `${(status.lastRun.ms / 1000).toFixed(1)} s, finished ${new Date(status.lastRun.finishedAt).toISOString().slice(0, 16)}`,
+            );
+          }
+          const states = new Map(status.coverage.map((c) => [c.source, c]));
           for (const s of status.sources) {
             const through = s.indexedThrough ? new Date(s.indexedThrough).toISOString().slice(0, 16) : "—";
-            const state = s.backlogFiles > 0 || !s.discovered ? "indexing" : "ready";
-            process.stdout.write(
+            const state =
+              states.get(s.source)?.state ?? (s.backlogFiles > 0 || !s.discovered ? "indexing" : "ready");
+            out.push(
               `  ${s.source.padEnd(12)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
-                `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${mb(s.raw.stored)}\n`,
+                `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${mb(s.raw.stored)}`,
             );
           }
           const t = status.toolCalls;
-          process.stdout.write(
-            `tool calls ${t.count} (p50 ${t.p50Ms ?? "—"} ms, p95 ${t.p95Ms ?? "—"} ms, errors ${t.errors})\n`,
+          out.push(
+            `tool calls ${t.count} (p50 ${t.p50Ms ?? "—"} ms, p95 ${t.p95Ms ?? "—"} ms, errors ${t.errors}, ` +
+              `truncated ${t.truncated}, empty ${t.empty})`,
           );
+          for (const [tool, g] of Object.entries(t.byTool)) {
+            out.push(
+              `  ${tool.padEnd(16)} ${g.count} calls, p50 ${g.p50Ms ?? "—"} ms, p95 ${g.p95Ms ?? "—"} ms, ${g.results} results`,
+            );
+          }
+          process.stdout.write(`${out.join("\n")}\n`);
         } finally {
           store.close();
         }

@@ -1,0 +1,58 @@
+import { askBroker, electBroker, type BrokerRequest } from "../indexer/broker.js";
+
+/** How long a command waits to win an election before asking again (a broker just appeared). */
+const ELECTION_WAIT_MS = 2_000;
+const ATTEMPTS = 5;
+
+export type BrokerWorkResult<T> = { by: "broker"; result: unknown } | { by: "local"; result: T };
+
+/**
+ * Index-writing work of a CLI command (`recall index`, `recall reindex`): asks the running
+ * broker over its authenticated local channel; when none runs, this process becomes the broker
+ * for the duration of the work (so no second writer starts meanwhile) and runs it itself with
+ * the same bounded batches. Anyone asking this process meanwhile is told it is busy.
+ */
+export async function brokerOrLocal<T>(options: {
+  home: string;
+  request: BrokerRequest;
+  onProgress?: (figures: unknown) => void;
+  local: () => Promise<T>;
+  /** Told when this process answers as the broker while working. */
+  busyMessage?: string;
+}): Promise<BrokerWorkResult<T>> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const answer = await askBroker(options.home, options.request, {
+      timeoutMs: 120_000,
+      onProgress: options.onProgress,
+    });
+    if (answer !== null) return { by: "broker", result: answer };
+    let won = false;
+    const handle = electBroker({
+      home: options.home,
+      retryMs: 250,
+      onElected: () => {
+        won = true;
+      },
+      onRequest: async (request) => {
+        if (request.command === "ping") return { pid: process.pid, busy: true };
+        throw new Error(options.busyMessage ?? "busy: a foreground recall command is indexing");
+      },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      handle.elected(),
+      new Promise((resolve) => (timer = setTimeout(resolve, ELECTION_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!won) {
+      await handle.close();
+      continue;
+    }
+    try {
+      return { by: "local", result: await options.local() };
+    } finally {
+      await handle.close();
+    }
+  }
+  throw new Error("could not reach the broker nor become it; is another recall process starting?");
+}

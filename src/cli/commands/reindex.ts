@@ -1,0 +1,104 @@
+import type { Command } from "commander";
+import { systemClock } from "../../core/clock.js";
+import { BACKFILL_GROUP } from "../../indexer/backfill.js";
+import { createIndexWorker, type ReindexResult, type WorkProgress } from "../../indexer/worker.js";
+import { PROJECTION_VERSION } from "../../projection/index.js";
+import { createSources } from "../../sources/registry.js";
+import { openHistoryStore } from "../../store/history-store.js";
+import { brokerOrLocal } from "../broker-work.js";
+import type { CommandModule } from "../program.js";
+import { printJson } from "../output.js";
+import { progressBar } from "../progress.js";
+import { showProgress } from "./index-command.js";
+
+export interface ReindexSummary {
+  /** Who ran the batches: the running broker, or this process. */
+  by: "broker" | "local";
+  resetDocuments: number;
+  resetCursors: number;
+  records: number;
+  batches: number;
+  seconds: number;
+}
+
+/**
+ * `recall reindex`: resets derived documents, file registrations and cursors (keeping session
+ * aliases, retained records, raw chunks and tombstones), then rebuilds them with the same
+ * bounded batches — by asking the running broker over its authenticated local channel, or in
+ * this process when no broker runs. Sources are only read, never touched.
+ */
+export const reindexCommand: CommandModule = {
+  register(program: Command, ctx) {
+    program
+      .command("reindex")
+      .description("rebuild derived documents from sources and retained records (keeps aliases and records)")
+      .option("--json", "print the summary as JSON")
+      .action(async (flags: { json?: boolean }) => {
+        const { env, home } = ctx();
+        const config = ctx().config();
+        const store = await openHistoryStore({
+          home,
+          projectionVersion: PROJECTION_VERSION,
+          engine: ctx().forcedEngine,
+        });
+        const bar = flags.json ? null : progressBar("reindexing", 1);
+        let lastPhase: WorkProgress["phase"] | null = null;
+        // Without a terminal the bar is silent: name each phase on stderr instead.
+        const report = (progress: WorkProgress) => {
+          if (!progress) return;
+          if (!flags.json && !process.stderr.isTTY && progress.phase !== lastPhase) {
+            process.stderr.write(
+              progress.phase === "reset" ? "resetting derived documents…\n" : "indexing…\n",
+            );
+          }
+          lastPhase = progress.phase;
+          showProgress(bar, progress);
+        };
+        const started = Date.now();
+        try {
+          const work = await brokerOrLocal({
+            home,
+            request: { command: "reindex" },
+            busyMessage: "busy: `recall reindex` is rebuilding the index in the foreground",
+            onProgress: (p) => report(p as WorkProgress),
+            local: async () => {
+              const worker = createIndexWorker({
+                db: store.db,
+                createSources: () => createSources(env, config),
+                projectionVersion: PROJECTION_VERSION,
+                clock: systemClock,
+                rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
+                group: BACKFILL_GROUP,
+                writer: "foreground",
+              });
+              try {
+                return await worker.reindex(report);
+              } finally {
+                await worker.stop();
+              }
+            },
+          });
+          bar?.stop();
+          const result = work.result as ReindexResult;
+          const summary: ReindexSummary = {
+            by: work.by,
+            resetDocuments: result.reset.documents,
+            resetCursors: result.reset.checkpoints,
+            records: result.index.records,
+            batches: result.index.batches,
+            seconds: (Date.now() - started) / 1000,
+          };
+          if (flags.json) return printJson(summary);
+          process.stdout.write(
+            `Reindexed ${work.by === "broker" ? "by the running broker" : "in this process"}: reset ` +
+              `${summary.resetDocuments} documents and ${summary.resetCursors} cursors, then indexed ` +
+              `${summary.records} records in ${summary.batches} batches (${summary.seconds.toFixed(1)} s). ` +
+              `Session aliases and retained records were kept.\n`,
+          );
+        } finally {
+          bar?.stop();
+          store.close();
+        }
+      });
+  },
+};

@@ -1,0 +1,160 @@
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../test/helpers/tmp.js";
+import { BASE_TIME, claudeLine } from "../../test/sources-lines.js";
+import { ConfigSchema } from "../config/schema.js";
+import { PROJECTION_VERSION } from "../projection/index.js";
+import { searchHistory } from "../search/history.js";
+import { createSources } from "../sources/registry.js";
+import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store/coverage-row.js";
+import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
+import { createIndexWorker, type IndexWorker } from "./worker.js";
+
+const SESSION = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
+
+async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("index worker", () => {
+  let store: HistoryStore | null = null;
+  let worker: IndexWorker | null = null;
+  let cleanup = () => {};
+  afterEach(async () => {
+    await worker?.stop();
+    store?.close();
+    worker = null;
+    store = null;
+    cleanup();
+  });
+
+  const setup = async () => {
+    const t = tempDir("recall-worker-");
+    cleanup = t.cleanup;
+    const home = path.join(t.dir, "home");
+    const file = path.join(home, ".claude", "projects", "-p", `${SESSION}.jsonl`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    // Ten sessions of four lines: a tick polls at most two files, so indexing takes several ticks.
+    for (let f = 0; f < 10; f++) {
+      const session = f === 0 ? SESSION : `${SESSION.slice(0, -2)}${String(f).padStart(2, "0")}`;
+      let lines =
+        f === 0
+          ? `${JSON.stringify({ type: "custom-title", customTitle: "osprey-notes", sessionId: SESSION })}\n`
+          : "";
+      for (let i = 0; i < 4; i++) {
+        const n = f * 4 + i;
+        lines += claudeLine({ uuid: `u${n}`, session, text: `kestrel note number ${n}`, at: BASE_TIME + n });
+      }
+      writeFileSync(path.join(path.dirname(file), `${session}.jsonl`), lines);
+    }
+    store = await openHistoryStore({
+      home: path.join(t.dir, "recall"),
+      projectionVersion: PROJECTION_VERSION,
+    });
+    const db = store.db;
+    const config = ConfigSchema.parse({});
+    const make = (limits?: { maxRecords: number }, group?: { records: number; millis: number }) =>
+      createIndexWorker({
+        db,
+        createSources: () => createSources({ HOME: home }, config),
+        projectionVersion: PROJECTION_VERSION,
+        cadence: { idleMs: 40, backlogMs: 1 },
+        ...(limits ? { limits } : {}),
+        ...(group ? { group } : {}),
+      });
+    return { home, file, db, make };
+  };
+
+  it("indexes in bounded cycles, publishes coverage, follows appends and stops cleanly", async () => {
+    const { file, db, make } = await setup();
+    worker = make({ maxRecords: 5 });
+    expect(readCoverage(db, Date.now())).toEqual([]);
+    worker.start();
+    const ready = await until("coverage ready", () => {
+      if (!readPublishedCoverage(db)) return undefined;
+      const c = readCoverage(db, Date.now()).find((x) => x.source === "claude-code");
+      return c?.state === "ready" ? c : undefined;
+    });
+    expect(ready.backlog).toBe(0);
+    expect(ready.indexedThrough).toBe(BASE_TIME + 39);
+    expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+    // Bounded: ten files, at most two polled per batch, took several cycles.
+    expect(worker.figures().cycles).toBeGreaterThanOrEqual(5);
+
+    appendFileSync(
+      file,
+      claudeLine({ uuid: "late", session: SESSION, text: "a late grebe", at: BASE_TIME + 99 }),
+    );
+    await until("the appended line", () =>
+      searchHistory(db, "fts5", "grebe", {}, 5).hits.length ? true : undefined,
+    );
+
+    await worker.stop();
+    const cycles = worker.figures().cycles;
+    expect(worker.figures().running).toBe(false);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(worker.figures().cycles).toBe(cycles);
+
+    // Nobody publishes any more: a later reader sees the coverage as stale.
+    const published = readPublishedCoverage(db)!;
+    expect(published.writer).toBe("broker");
+    const later = readCoverage(db, published.publishedAt + COVERAGE_STALE_MS + 1);
+    expect(later.every((c) => c.state === "stale")).toBe(true);
+  });
+
+  it("keeps the event loop turning while it catches up", async () => {
+    const { db, make } = await setup();
+    worker = make({ maxRecords: 2 }, { records: 2, millis: 50 });
+    // Something else this process does (an MCP request) gets a turn between groups of batches.
+    let turns = 0;
+    let done = false;
+    const spin = () => {
+      turns += 1;
+      if (!done) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const result = await worker.catchUp();
+    done = true;
+    expect(result.records).toBe(40);
+    expect(turns).toBeGreaterThanOrEqual(5);
+    expect(readPublishedCoverage(db)!.lastRun!.records).toBe(40);
+  });
+
+  it("reindex resets derived documents and cursors but keeps aliases and retained records; sources untouched", async () => {
+    const { file, db, make } = await setup();
+    worker = make();
+    await worker.catchUp();
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    const before = {
+      aliases: count("SELECT count(*) AS n FROM recall_session_aliases"),
+      records: count("SELECT count(*) AS n FROM recall_records"),
+      documents: count("SELECT count(*) AS n FROM recall_documents"),
+    };
+    expect(before.aliases).toBeGreaterThan(0);
+    const bytes = readFileSync(file);
+    const mtime = statSync(file).mtimeMs;
+    const phases = new Set<string>();
+    const result = await worker.reindex((p) => phases.add(p.phase));
+    expect(result.reset.documents).toBe(before.documents);
+    expect(result.reset.checkpoints).toBeGreaterThan(0);
+    expect(phases).toEqual(new Set(["reset", "indexing"]));
+    expect({
+      aliases: count("SELECT count(*) AS n FROM recall_session_aliases"),
+      records: count("SELECT count(*) AS n FROM recall_records"),
+      documents: count("SELECT count(*) AS n FROM recall_documents"),
+    }).toEqual(before);
+    expect(
+      searchHistory(db, "fts5", "kestrel", { sessions: ["osprey-notes", SESSION] }, 50).hits,
+    ).toHaveLength(4);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    expect(statSync(file).mtimeMs).toBe(mtime);
+    expect(readPublishedCoverage(db)!.rebuilding).toBe(false);
+  });
+});

@@ -1,0 +1,380 @@
+import { performance } from "node:perf_hooks";
+import { systemClock, type Clock } from "../core/clock.js";
+import type { Source } from "../sources/types.js";
+import { writeCoverage, type PublishedCoverage, type PublishedSource } from "../store/coverage-row.js";
+import type { Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
+import {
+  backfillYielding,
+  runTick,
+  TICK_CADENCE,
+  type BackfillProgress,
+  type BackfillResult,
+  type BatchLimits,
+  type SourceTick,
+} from "./backfill.js";
+import { resetDerivedYielding } from "./rebuild.js";
+
+/** The writer republishes coverage at least this often while it runs (a heartbeat). */
+export const COVERAGE_HEARTBEAT_MS = 5_000;
+/** indexedThrough is recomputed at most this often per source (a scan of its conversations). */
+const THROUGH_REFRESH_MS = 2_000;
+
+const THROUGH = "SELECT max(updated_at) AS at FROM recall_conversations WHERE source = ?";
+
+/**
+ * Follows the ticks and publishes coverage — per source: work waiting, newest record time
+ * indexed, backlog — as one recall_meta row, so every search reads it without counting.
+ */
+export class CoverageTracker {
+  private readonly sources = new Map<string, PublishedSource>();
+  private readonly throughAt = new Map<string, number>();
+  private readonly dirty = new Set<string>();
+  private lastPublished = "";
+  private lastPublishedAt = -Infinity;
+  rebuilding = false;
+  lastRun: PublishedCoverage["lastRun"] = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly writer: PublishedCoverage["writer"],
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** Starts over for these sources (a new set after a reindex, or the first tick). */
+  reset(names: readonly string[]): void {
+    this.sources.clear();
+    this.throughAt.clear();
+    this.dirty.clear();
+    for (const name of names) {
+      this.sources.set(name, {
+        source: name,
+        indexing: true,
+        indexedThrough: this.through(name),
+        backlog: 0,
+        backlogBytes: 0,
+        filesKnown: 0,
+        discovered: false,
+      });
+    }
+  }
+
+  private through(source: string): number | null {
+    this.throughAt.set(source, performance.now());
+    return (statement(this.db, THROUGH).get(source) as { at: number | null }).at;
+  }
+
+  observe(tick: SourceTick): void {
+    const entry = this.sources.get(tick.source) ?? {
+      source: tick.source,
+      indexing: true,
+      indexedThrough: null,
+      backlog: 0,
+      backlogBytes: 0,
+      filesKnown: 0,
+      discovered: false,
+    };
+    const p = tick.progress;
+    entry.backlog = p?.backlogFiles ?? 0;
+    entry.backlogBytes = p?.backlogBytes ?? 0;
+    entry.filesKnown = p?.filesKnown ?? entry.filesKnown;
+    entry.discovered = p ? p.discovered : true;
+    entry.indexing = !tick.idle || !entry.discovered || entry.backlog > 0;
+    // New records: refresh the newest indexed time once the source caught up, or at most every
+    // couple of seconds while it works through a backlog (a scan of its conversations).
+    if (tick.records > 0) this.dirty.add(tick.source);
+    const last = this.throughAt.get(tick.source) ?? -Infinity;
+    if (
+      !this.throughAt.has(tick.source) ||
+      (this.dirty.has(tick.source) && (!entry.indexing || performance.now() - last > THROUGH_REFRESH_MS))
+    ) {
+      entry.indexedThrough = this.through(tick.source);
+      this.dirty.delete(tick.source);
+    }
+    this.sources.set(tick.source, entry);
+  }
+
+  /** Marks every source caught up as of now (after a catch-up finished) and refreshes their times. */
+  settle(): void {
+    for (const entry of this.sources.values()) entry.indexedThrough = this.through(entry.source);
+    this.dirty.clear();
+  }
+
+  snapshot(): PublishedCoverage {
+    return {
+      v: 1,
+      publishedAt: this.clock.now(),
+      writer: this.writer,
+      pid: process.pid,
+      rebuilding: this.rebuilding,
+      lastRun: this.lastRun,
+      sources: [...this.sources.values()].map((s) => ({ ...s })),
+    };
+  }
+
+  /** Writes the coverage row when it changed, or as a heartbeat; `force` always writes. */
+  publish(force = false): void {
+    const snapshot = this.snapshot();
+    const key = JSON.stringify({ ...snapshot, publishedAt: 0 });
+    const due = performance.now() - this.lastPublishedAt >= COVERAGE_HEARTBEAT_MS;
+    if (!force && !due && key === this.lastPublished) return;
+    writeCoverage(this.db, snapshot);
+    this.lastPublished = key;
+    this.lastPublishedAt = performance.now();
+  }
+}
+
+export interface WorkerOptions {
+  /** A writable connection of the index (the broker's own). */
+  db: Db;
+  /** Builds the sources; called at start and again after a reindex resets their cursors. */
+  createSources: () => Source[];
+  projectionVersion: number;
+  clock?: Clock;
+  rawMaxBytesPerSource?: number | null;
+  cadence?: { idleMs: number; backlogMs: number };
+  limits?: Partial<BatchLimits>;
+  /** Ticks committed together by a catch-up (default YIELDING_GROUP; a foreground command may group more). */
+  group?: { records: number; millis: number };
+  writer?: PublishedCoverage["writer"];
+  /** Content-free log lines (counts, durations, error kinds); never text of any record. */
+  log?: (line: string) => void;
+}
+
+export interface WorkProgress {
+  phase: "reset" | "indexing";
+  /** Documents removed (reset) or records written (indexing) so far. */
+  done: number;
+  doneBytes: number;
+  backlogBytes: number;
+}
+
+export interface ReindexResult {
+  reset: { documents: number; checkpoints: number };
+  index: BackfillResult;
+}
+
+export interface WorkerFigures {
+  running: boolean;
+  cycles: number;
+  records: number;
+  errors: number;
+  lastCycleMs: number;
+  longestCycleMs: number;
+  startedAt: number | null;
+}
+
+export interface IndexWorker {
+  /** Starts the background loop: a bounded batch per source, then 100 ms (backlog) or 2 s (idle). */
+  start(): void;
+  /** Stops the loop and waits for the batch in progress. */
+  stop(): Promise<void>;
+  /** Bounded batches back to back (yielding between them) until every source is idle. */
+  catchUp(onProgress?: (p: WorkProgress) => void): Promise<BackfillResult>;
+  /**
+   * Resets derived documents, file registrations and cursors of the worker's sources (keeping
+   * retained records, raw chunks, session aliases and tombstones), then catches up.
+   */
+  reindex(onProgress?: (p: WorkProgress) => void): Promise<ReindexResult>;
+  figures(): WorkerFigures;
+  sourceNames(): string[];
+}
+
+/** An error's code or class name only: messages can quote paths or text. */
+const errorKind = (error: unknown) =>
+  (error as { code?: string })?.code ?? (error as Error)?.name ?? "unknown";
+
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const progressOf = (p: BackfillProgress): WorkProgress => ({
+  phase: "indexing",
+  done: p.totalRecords,
+  doneBytes: p.doneBytes,
+  backlogBytes: p.backlogBytes,
+});
+
+/**
+ * The broker's indexing loop. Each cycle runs one bounded batch per source (each in its own
+ * transaction) and yields to the event loop between sources, so a process serving MCP
+ * requests answers them between batches; then it sleeps 100 ms while any source has backlog,
+ * else 2 s. Catch-up and reindex take the same lock as a cycle, so batches never overlap.
+ */
+export function createIndexWorker(options: WorkerOptions): IndexWorker {
+  const clock = options.clock ?? systemClock;
+  const cadence = options.cadence ?? TICK_CADENCE;
+  const log = options.log ?? (() => {});
+  const tracker = new CoverageTracker(options.db, options.writer ?? "broker", clock);
+  const figures: WorkerFigures = {
+    running: false,
+    cycles: 0,
+    records: 0,
+    errors: 0,
+    lastCycleMs: 0,
+    longestCycleMs: 0,
+    startedAt: null,
+  };
+  let sources: Source[] | null = null;
+  let stopped = true;
+  /** stop() was called: a catch-up in progress ends after its current group. */
+  let closing = false;
+  let loopDone: Promise<void> | null = null;
+  let sleeper: { timer: NodeJS.Timeout; wake: () => void } | null = null;
+  /** Serialises cycles, catch-ups and reindexes. */
+  let lock: Promise<unknown> = Promise.resolve();
+
+  const withLock = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = lock.then(work, work);
+    lock = run.catch(() => {});
+    return run;
+  };
+
+  const ensureSources = (): Source[] => {
+    if (!sources) {
+      sources = options.createSources();
+      tracker.reset(sources.map((s) => s.name));
+    }
+    return sources;
+  };
+
+  const tickOptions = () => ({
+    projectionVersion: options.projectionVersion,
+    clock,
+    rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
+    limits: options.limits,
+  });
+
+  /** One background cycle; returns whether any source still has work. */
+  const cycle = async (): Promise<boolean> => {
+    const started = performance.now();
+    let busy = false;
+    for (const source of ensureSources()) {
+      if (stopped) break;
+      try {
+        const [tick] = runTick(options.db, [source], tickOptions());
+        if (tick) {
+          tracker.observe(tick);
+          figures.records += tick.records;
+          if (!tick.idle) busy = true;
+        }
+      } catch (error) {
+        // One failing source (a locked or damaged file, a busy index) never stalls the others;
+        // its batch rolled back and is retried from the committed checkpoint next cycle.
+        figures.errors += 1;
+        log(`${source.name}: batch failed (${errorKind(error)}); retrying`);
+      }
+      await yieldNow();
+    }
+    tracker.publish();
+    const took = performance.now() - started;
+    figures.cycles += 1;
+    figures.lastCycleMs = took;
+    figures.longestCycleMs = Math.max(figures.longestCycleMs, took);
+    return busy;
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        sleeper = null;
+        resolve();
+      }, ms);
+      sleeper = {
+        timer,
+        wake: () => {
+          clearTimeout(timer);
+          sleeper = null;
+          resolve();
+        },
+      };
+    });
+
+  const loop = async () => {
+    while (!stopped) {
+      let busy = false;
+      try {
+        busy = await withLock(cycle);
+      } catch (error) {
+        figures.errors += 1;
+        log(
+          `indexing batch failed (${(error as { code?: string }).code ?? (error as Error).name}); retrying`,
+        );
+      }
+      if (stopped) break;
+      await sleep(busy ? cadence.backlogMs : cadence.idleMs);
+    }
+  };
+
+  const catchUpLocked = async (onProgress?: (p: WorkProgress) => void): Promise<BackfillResult> => {
+    const started = performance.now();
+    const result = await backfillYielding(options.db, ensureSources(), {
+      ...tickOptions(),
+      ...(options.group ? { group: options.group } : {}),
+      onProgress: onProgress ? (p) => onProgress(progressOf(p)) : undefined,
+      onTick: (ticks) => {
+        for (const tick of ticks) tracker.observe(tick);
+      },
+      onGroupEnd: () => tracker.publish(),
+      shouldStop: () => closing,
+    });
+    figures.records += result.records;
+    tracker.lastRun = {
+      records: result.records,
+      batches: result.batches,
+      ms: Math.round(performance.now() - started),
+      finishedAt: clock.now(),
+    };
+    tracker.settle();
+    tracker.publish(true);
+    return result;
+  };
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      closing = false;
+      figures.running = true;
+      figures.startedAt = clock.now();
+      ensureSources();
+      loopDone = loop();
+    },
+    async stop() {
+      stopped = true;
+      closing = true;
+      sleeper?.wake();
+      await loopDone;
+      await lock;
+      loopDone = null;
+      figures.running = false;
+      for (const source of sources ?? []) source.close?.();
+      sources = null;
+    },
+    catchUp(onProgress) {
+      return withLock(() => catchUpLocked(onProgress));
+    },
+    reindex(onProgress) {
+      return withLock(async () => {
+        const names = ensureSources().map((s) => s.name);
+        tracker.rebuilding = true;
+        tracker.publish(true);
+        try {
+          // Sources keep in-memory positions that assume the cursors being reset: start afresh.
+          for (const source of sources ?? []) source.close?.();
+          sources = null;
+          const reset = await resetDerivedYielding(options.db, names, (documents) =>
+            onProgress?.({ phase: "reset", done: documents, doneBytes: 0, backlogBytes: 0 }),
+          );
+          log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
+          ensureSources();
+          const index = await catchUpLocked(onProgress);
+          return { reset, index };
+        } finally {
+          tracker.rebuilding = false;
+          tracker.publish(true);
+        }
+      });
+    },
+    figures: () => ({ ...figures }),
+    sourceNames: () => ensureSources().map((s) => s.name),
+  };
+}

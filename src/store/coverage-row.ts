@@ -1,0 +1,113 @@
+import type { Db } from "./open.js";
+import { statement } from "./statements.js";
+
+/**
+ * Published coverage: where every source stands, as the index writer (the broker's worker, or
+ * a foreground `recall index`/`recall reindex`) last saw it. The writer stores it as one JSON
+ * row of recall_meta, so a search reads one cheap row and never counts anything.
+ */
+export const COVERAGE_KEY = "coverage";
+
+/**
+ * A publication older than this means no indexer is running: the writer republishes at least
+ * every few seconds while it runs (see indexer/worker.ts).
+ */
+export const COVERAGE_STALE_MS = 30_000;
+
+export interface PublishedSource {
+  source: string;
+  /** Work waiting when published: a discovery not yet complete, files or rows not yet read. */
+  indexing: boolean;
+  /** Newest record time indexed for this source (epoch ms), or null. */
+  indexedThrough: number | null;
+  /** Files, databases or sessions with bytes or rows not read yet. */
+  backlog: number;
+  backlogBytes: number;
+  filesKnown: number;
+  discovered: boolean;
+}
+
+export interface PublishedCoverage {
+  v: 1;
+  /** When it was written (epoch ms). */
+  publishedAt: number;
+  /** Who wrote it: the broker's background worker, or a foreground command. */
+  writer: "broker" | "foreground";
+  pid: number;
+  /** A reindex is under way. */
+  rebuilding: boolean;
+  /** The last catch-up that ran to idle (a first backfill, `recall index`, a reindex). */
+  lastRun: { records: number; batches: number; ms: number; finishedAt: number } | null;
+  sources: PublishedSource[];
+}
+
+/**
+ * What every search_history response carries per source: `indexing` (work waiting),
+ * `ready` (caught up when last checked), or `stale` (no indexer has checked for a while:
+ * history written since may be missing until `recall mcp` or `recall index` runs).
+ */
+export interface CoverageEntry {
+  source: string;
+  state: "indexing" | "ready" | "stale";
+  indexedThrough: number | null;
+  backlog: number;
+}
+
+export function writeCoverage(db: Db, coverage: PublishedCoverage): void {
+  statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, ?)").run(
+    COVERAGE_KEY,
+    JSON.stringify(coverage),
+  );
+}
+
+export function readPublishedCoverage(db: Db): PublishedCoverage | null {
+  const row = statement(db, "SELECT value FROM recall_meta WHERE key = ?").get(COVERAGE_KEY) as
+    { value: string } | undefined;
+  if (!row) return null;
+  try {
+    const parsed = JSON.parse(row.value) as PublishedCoverage;
+    return parsed?.v === 1 && Array.isArray(parsed.sources) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+interface StatsRow {
+  source: string;
+  backlog: number | null;
+  discovered: number;
+  updatedAt: number | null;
+}
+
+/**
+ * Coverage for a response: the published row; for an index no writer has published to yet,
+ * the per-source counters every batch updates (one small row per source).
+ */
+export function readCoverage(db: Db, now: number): CoverageEntry[] {
+  const published = readPublishedCoverage(db);
+  if (published) {
+    const stale = now - published.publishedAt > COVERAGE_STALE_MS;
+    return published.sources.map((s) => ({
+      source: s.source,
+      state: stale ? "stale" : s.indexing ? "indexing" : "ready",
+      indexedThrough: s.indexedThrough,
+      backlog: s.backlog,
+    }));
+  }
+  const rows = statement(
+    db,
+    `SELECT source, backlog_files AS backlog, discovered, updated_at AS updatedAt
+     FROM recall_source_stats ORDER BY source`,
+  ).all() as StatsRow[];
+  return rows.map((r) => ({
+    source: r.source,
+    state:
+      r.updatedAt === null || now - r.updatedAt > COVERAGE_STALE_MS
+        ? "stale"
+        : (r.backlog ?? 0) > 0 || r.discovered !== 1
+          ? "indexing"
+          : "ready",
+    indexedThrough: null,
+    backlog: r.backlog ?? 0,
+  }));
+}
