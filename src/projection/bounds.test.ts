@@ -55,8 +55,13 @@ describe("base64 and data URLs", () => {
   const b64 = Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 73 + 11) % 256)).toString("base64");
 
   it("drops data-URL payloads, whatever their length", () => {
-    const r = boundText("see data:image/png;base64,iVBORw0KGgo= and data:image/gif;base64," + b64 + " end", "search");
-    expect(r.text).toBe(`see data:image/png;base64,${BASE64_PLACEHOLDER} and data:image/gif;base64,${BASE64_PLACEHOLDER} end`);
+    const r = boundText(
+      "see data:image/png;base64,iVBORw0KGgo= and data:image/gif;base64," + b64 + " end",
+      "search",
+    );
+    expect(r.text).toBe(
+      `see data:image/png;base64,${BASE64_PLACEHOLDER} and data:image/gif;base64,${BASE64_PLACEHOLDER} end`,
+    );
   });
 
   it("drops long base64-looking runs but keeps paths, hashes and words", () => {
@@ -137,11 +142,53 @@ describe("utf8 helpers", () => {
 describe("skipping the middle of long writes", () => {
   const small = { maxBytes: 256, headBytes: 160, tailBytes: 72 };
   const piece = fc.oneof(
-    fc.constantFrom(" ", "  ", "\t", "\n", "\r\n", "\r", "\n\n\n", "\u00a0", "\u2028", ".", ",", ";", ";base64,", "data:x;base64,", "é", "漢", "😀", "-", "/", "=", "+"),
-    fc.constantFrom("&amp;", "&lt;", "&#60;", "&#x1F600;", "&#32;", "&#10;", "&#13;", "&#65;", "&", "#", "&amp", "&quot;x", "&#x3b;base64,", "\uD800", "\uDC00"),
+    fc.constantFrom(
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "\r\n",
+      "\r",
+      "\n\n\n",
+      "\u00a0",
+      "\u2028",
+      ".",
+      ",",
+      ";",
+      ";base64,",
+      "data:x;base64,",
+      "é",
+      "漢",
+      "😀",
+      "-",
+      "/",
+      "=",
+      "+",
+    ),
+    fc.constantFrom(
+      "&amp;",
+      "&lt;",
+      "&#60;",
+      "&#x1F600;",
+      "&#32;",
+      "&#10;",
+      "&#13;",
+      "&#65;",
+      "&",
+      "#",
+      "&amp",
+      "&quot;x",
+      "&#x3b;base64,",
+      "\uD800",
+      "\uDC00",
+    ),
     fc.stringMatching(/^[a-z]{1,12}$/),
     fc.stringMatching(/^[A-Za-z0-9+/]{20,160}$/),
-    fc.constant("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg".repeat(2)),
+    fc.constant(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg".repeat(
+        2,
+      ),
+    ),
   );
   const text = fc.array(piece, { minLength: 1, maxLength: 400 }).map((a) => a.join(""));
 

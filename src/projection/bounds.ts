@@ -47,7 +47,11 @@ export interface ProjectionBounds {
 
 export function boundsFor(mode: ProjectionMode): ProjectionBounds {
   return mode === "read"
-    ? { maxBytes: READ_PROJECTION_MAX_BYTES, headBytes: READ_PROJECTION_HEAD_BYTES, tailBytes: READ_PROJECTION_TAIL_BYTES }
+    ? {
+        maxBytes: READ_PROJECTION_MAX_BYTES,
+        headBytes: READ_PROJECTION_HEAD_BYTES,
+        tailBytes: READ_PROJECTION_TAIL_BYTES,
+      }
     : {
         maxBytes: SEARCH_PROJECTION_MAX_BYTES,
         headBytes: SEARCH_PROJECTION_HEAD_BYTES,
@@ -165,7 +169,9 @@ export class ProjectionSink {
         this.writeTail(s, i, end, decodeEntities);
         return;
       }
-      let sliceEnd = this.headFull ? end : Math.min(end, i + Math.min(HEAD_FILL_SLICE, Math.max(64, this.skipMinChars)));
+      let sliceEnd = this.headFull
+        ? end
+        : Math.min(end, i + Math.min(HEAD_FILL_SLICE, Math.max(64, this.skipMinChars)));
       // Never split a character reference between slices.
       if (decodeEntities && sliceEnd < end) {
         for (let k = sliceEnd - 1; k > i && k >= sliceEnd - MAX_REFERENCE_CHARS; k--) {
@@ -247,7 +253,14 @@ export class ProjectionSink {
         return true;
       }
       // Not `;` `,` (data-URL pattern), `&` `#` (could be inside a character reference), nor a surrogate.
-      if ((c >= 128 || B64_CLASS[c] === 0) && c !== 59 && c !== 44 && c !== 38 && c !== 35 && (c < 0xd800 || c > 0xdfff)) {
+      if (
+        (c >= 128 || B64_CLASS[c] === 0) &&
+        c !== 59 &&
+        c !== 44 &&
+        c !== 38 &&
+        c !== 35 &&
+        (c < 0xd800 || c > 0xdfff)
+      ) {
         Object.assign(this.resync, { p: k + 1, newlines: 0, space: false, cr: false });
         return true;
       }
@@ -413,6 +426,23 @@ export class ProjectionSink {
           pattern = c === 59 /* ; */ ? 1 : 0;
         }
         this.normalise(c);
+        if (c <= 0x20) {
+          // The rest of a run of ASCII blanks, exactly as normalise would take them one by one.
+          let k = i + 1;
+          while (k < end) {
+            const d = s.charCodeAt(k);
+            if (d > 0x20) break;
+            if (d === 10 || d === 13) {
+              if (!(d === 10 && this.lastWasCR)) this.pendingNewlines++;
+              this.lastWasCR = d === 13;
+            } else {
+              this.lastWasCR = false;
+              this.pendingSpace = true;
+            }
+            k++;
+          }
+          i = k - 1;
+        }
       }
     }
     this.runMode = runMode;
@@ -598,13 +628,16 @@ export class ProjectionSink {
 
   private readonly seq = new Uint8Array(4);
   private readonly entity: EntityResult = { code: -1, end: 0 };
-
-
 }
 
 function isUnicodeBlank(c: number): boolean {
   return (
-    c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
   );
 }
 

@@ -28,7 +28,9 @@ describe("projectChatMessage: user messages", () => {
   });
 
   it("never interprets markup in user text (a pasted payload stays the user's words)", () => {
-    const r = user('<dyad-write path="a.ts">const pasted = "user pasted this";</dyad-write> <think>my own</think>');
+    const r = user(
+      '<dyad-write path="a.ts">const pasted = "user pasted this";</dyad-write> <think>my own</think>',
+    );
     expect(r.text).toContain("user pasted this");
     expect(r.text).toContain("<think>my own</think>");
   });
@@ -144,7 +146,9 @@ describe("projectChatMessage: payload tags keep only metadata", () => {
     const search = assistant(content, "search");
     const read = assistant(content, "read");
     expect(search.text).toBe("[mcp tool result: gh — search]\n[grep: x]");
-    expect(read.text).toBe("[mcp tool result: gh — search — is-error=true]\n[grep: x — state=aborted — count=12]");
+    expect(read.text).toBe(
+      "[mcp tool result: gh — search — is-error=true]\n[grep: x — state=aborted — count=12]",
+    );
     expect(read.text).not.toContain("SECRET");
   });
 });
@@ -246,7 +250,9 @@ describe("projectChatMessage: unknown tags fail closed", () => {
   });
 
   it("treats upper-case and near-miss names as markup too", () => {
-    const r = assistant("a <DYAD-WRITE path='x'>UPPER_SECRET</DYAD-WRITE> b <dyad_thing>US_SECRET</dyad_thing> c");
+    const r = assistant(
+      "a <DYAD-WRITE path='x'>UPPER_SECRET</DYAD-WRITE> b <dyad_thing>US_SECRET</dyad_thing> c",
+    );
     expect(r.text).not.toContain("SECRET");
     expect(r.text).toContain("a");
   });
@@ -261,7 +267,10 @@ describe("projectChatMessage: malformed, incomplete, nested and escaped tags do 
   const cases: Array<[string, string]> = [
     ["opening tag without >", 'ok <dyad-write path="a.ts" SECRET body'],
     ["> inside an attribute value", '<dyad-write path="a>b" x="SECRET">SECRET</dyad-write>'],
-    ["> inside an attribute of a kept-body tag", '<dyad-status title="a>b" secret="SECRET">SECRET</dyad-status>'],
+    [
+      "> inside an attribute of a kept-body tag",
+      '<dyad-status title="a>b" secret="SECRET">SECRET</dyad-status>',
+    ],
     ["nested same tag", "<dyad-write>a <dyad-write>b</dyad-write> SECRET </dyad-write> ok"],
     ["interleaved tags", "<dyad-write>a <dyad-grep>b</dyad-write> SECRET </dyad-grep> ok"],
     ["mismatched close", "<dyad-write>a </dyad-grep> SECRET </dyad-write> ok"],
@@ -276,12 +285,30 @@ describe("projectChatMessage: malformed, incomplete, nested and escaped tags do 
     ["half-typed closing tag at the end", "<dyad-write>SECRET</dyad-wri"],
     ["tag name at the very end", "ok <dyad-write"],
     ["thinking tag", "ok <thinking>SECRET</thinking>"],
-    ["closing tag inside a quoted attribute", '<dyad-write secret="</dyad-write>SECRET">SECRET</dyad-write> ok'],
-    ["closing tags inside a nested tag's attribute", '<dyad-write>a <dyad-x t="</dyad-write>">b</dyad-x> SECRET </dyad-write> ok'],
-    ["opening tag swallowed by a half-typed one", "<dyad-status <dyad-write>SECRET</dyad-status> SECRET </dyad-write> ok"],
-    ["escaped tag with a raw tag inside", "&lt;dyad-write&gt; a <dyad-grep>b</dyad-grep> SECRET &lt;/dyad-write&gt; ok"],
-    ["escaped tag left open inside a kept body", "<dyad-compaction>sum &lt;dyad-write&gt;SECRET</dyad-compaction> SECRET"],
-    ["content-escaped attributes (quotes raw)", '&lt;dyad-write path="a.ts" x="SECRET"&gt;SECRET&lt;/dyad-write&gt; ok'],
+    [
+      "closing tag inside a quoted attribute",
+      '<dyad-write secret="</dyad-write>SECRET">SECRET</dyad-write> ok',
+    ],
+    [
+      "closing tags inside a nested tag's attribute",
+      '<dyad-write>a <dyad-x t="</dyad-write>">b</dyad-x> SECRET </dyad-write> ok',
+    ],
+    [
+      "opening tag swallowed by a half-typed one",
+      "<dyad-status <dyad-write>SECRET</dyad-status> SECRET </dyad-write> ok",
+    ],
+    [
+      "escaped tag with a raw tag inside",
+      "&lt;dyad-write&gt; a <dyad-grep>b</dyad-grep> SECRET &lt;/dyad-write&gt; ok",
+    ],
+    [
+      "escaped tag left open inside a kept body",
+      "<dyad-compaction>sum &lt;dyad-write&gt;SECRET</dyad-compaction> SECRET",
+    ],
+    [
+      "content-escaped attributes (quotes raw)",
+      '&lt;dyad-write path="a.ts" x="SECRET"&gt;SECRET&lt;/dyad-write&gt; ok',
+    ],
   ];
   for (const [name, content] of cases) {
     it(name, () => {
@@ -298,12 +325,16 @@ describe("projectChatMessage: malformed, incomplete, nested and escaped tags do 
   });
 
   it("a `<` inside a quoted description does not end the tag early", () => {
-    const r = assistant('<dyad-write path="src/b.tsx" description="Add <Button> component">const BODY = 1;</dyad-write>Done.');
+    const r = assistant(
+      '<dyad-write path="src/b.tsx" description="Add <Button> component">const BODY = 1;</dyad-write>Done.',
+    );
     expect(r.text).toBe("[write: src/b.tsx]\nDone.");
   });
 
   it("escaped prose is decoded once, escaped markup is still markup", () => {
-    const r = assistant("Use &amp;lt;b&amp;gt; or &lt;i&gt;. &lt;dyad-write path=&quot;x.ts&quot;&gt;BODY&lt;/dyad-write&gt; end");
+    const r = assistant(
+      "Use &amp;lt;b&amp;gt; or &lt;i&gt;. &lt;dyad-write path=&quot;x.ts&quot;&gt;BODY&lt;/dyad-write&gt; end",
+    );
     expect(r.text).toBe("Use &lt;b&gt; or <i>.\n[write: x.ts]\nend");
   });
 
@@ -316,7 +347,9 @@ describe("projectChatMessage: malformed, incomplete, nested and escaped tags do 
 describe("projectChatMessage: attributes", () => {
   it("keeps only allowlisted attributes, each length-capped", () => {
     const longAttr = "x".repeat(1000);
-    const r = assistant(`<dyad-grep query="${longAttr}" internal_secret="hidden-attr" app_name="todo">body</dyad-grep>`);
+    const r = assistant(
+      `<dyad-grep query="${longAttr}" internal_secret="hidden-attr" app_name="todo">body</dyad-grep>`,
+    );
     expect(r.text).not.toContain("hidden-attr");
     expect(r.text).toContain("todo");
     const value = /\[grep: (x+…)/.exec(r.text)?.[1];

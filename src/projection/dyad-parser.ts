@@ -1,5 +1,4 @@
 import { decodeEntitiesOnce, readEntityChain, type EntityChain } from "./entities.js";
-import { isTagCandidate } from "./dyad-tag-policy.js";
 
 /**
  * A single-pass scanner over assistant message content that finds Dyad markup the way Dyad's
@@ -16,25 +15,29 @@ import { isTagCandidate } from "./dyad-tag-policy.js";
  * - an unclosed body runs to the end of the message.
  *
  * Fail-closed differences (the projection must never leak a payload body):
- * - every `dyad*` name (any case) and `think`/`thinking` is markup, known or not; the policy
- *   decides what an unknown one keeps (nothing of its body);
+ * - every `dyad*` name (any case, with `_ . :` as name characters) and `think`/`thinking` is
+ *   markup, known or not; the policy decides what an unknown one keeps (nothing of its body);
  * - markup escaped as `&lt;dyad-write&gt;` (up to MAX_ESCAPE_LEVEL, named or numeric
- *   references) is markup at that escape level: its attributes are decoded and its body is
- *   closed only by a closing tag escaped the same way;
- * - inside a suppressed body, tags of the same escape level nest: a nested or interleaved
- *   `<dyad-…>` must be closed too before the body ends (so `<w>a<w>b</w>SECRET</w>` and
- *   `<w>a<g>b</w>SECRET</g>` keep SECRET hidden); more than MAX_REGION_DEPTH open tags, or
- *   a missing close, drops the rest of the message;
- * - inside a suppressed body, less-escaped tags nest too (`&lt;w&gt;…<g>…` keeps the body open
- *   until `</g>` as well); only tags escaped more deeply than the body are plain body text;
- * - an opening tag is cut short, as malformed, where another tag starts inside its attribute
- *   text (writers escape `<` in attributes), and one with no terminating `>` at all drops the
- *   rest of the message;
- * - a kept-body tag (group A) whose attribute text is not a clean `name="value"` list is
- *   treated as a payload: a `>` inside a value may have made part of an attribute its "body";
+ *   references, quotes escaped or not) is markup at that escape level: its attributes are
+ *   decoded and its body is closed only by a closing tag escaped the same way;
+ * - inside a suppressed body, tags at the body's escape level or below nest: a nested,
+ *   interleaved or less-escaped `<dyad-…>` must be closed too before the body ends (so
+ *   `<w>a<w>b</w>SECRET</w>` and `<w>a<g>b</w>SECRET</g>` keep SECRET hidden), and a closing tag
+ *   inside a nested tag's attribute value does not count; tags escaped more deeply than the
+ *   body are plain body text. More than MAX_REGION_DEPTH open tags, a nested tag whose `>` is
+ *   inside a quoted value, or a missing close drops the rest of the message;
+ * - an opening tag is cut short, as malformed, where another opening tag starts outside quotes
+ *   in its attribute text (a half-typed tag followed by a real one); one with no terminating
+ *   `>` drops the rest of the message; one whose first `>` is inside a quoted value is read
+ *   both ways (Dyad's and XML's) and suppressed until both agree its body ended (openingEnd);
+ * - a kept-body tag (group A) whose opening is malformed or whose attribute text is not a
+ *   clean `name="value"` list is treated as a payload;
  * - a body kept by policy is not a container: its text is scanned like prose, so a payload tag
  *   inside a summary is still reduced to metadata;
  * - stray closing tags are removed.
+ *
+ * Everything is linear in the content length: indexOf results are shared across scans and every
+ * look-ahead is bounded (MAX_ATTRIBUTE_TEXT, MAX_REGION_DEPTH).
  *
  * Prose spans are reported with their character references still encoded; the consumer
  * decodes them once (ProjectionSink, `decodeEntities`), like Dyad's unescaping of bodies.
@@ -77,9 +80,6 @@ export const MAX_ATTRIBUTE_TEXT = 8192;
 /** Open tags tracked inside a suppressed body before the rest is dropped. */
 export const MAX_REGION_DEPTH = 64;
 
-/** Key that no closing tag can match (over-long names). */
-const UNMATCHABLE = "\u0000";
-
 const NAME_CHAR = new Uint8Array(128);
 for (let c = 48; c <= 57; c++) NAME_CHAR[c] = 1;
 for (let c = 65; c <= 90; c++) NAME_CHAR[c] = 1;
@@ -89,6 +89,7 @@ NAME_CHAR[46] = 1; // .
 NAME_CHAR[58] = 1; // :
 NAME_CHAR[95] = 1; // _
 
+const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
 const WELL_FORMED = /^(?:\s+[\w-]+="[^"]*")*\s*(?:\/\s*)?$/;
 const SELF_CLOSING = /\/\s*$/;
 const ATTRIBUTE = /([\w-]+)="([^"]*)"/g;
@@ -121,22 +122,85 @@ function hasWordAt(s: string, start: number, end: number, word: string): boolean
 }
 
 /**
- * The lower-cased name at `[start, end)` when it is a tag candidate (isTagCandidate), else "".
- * Checks char codes first, so ordinary `<b>`, `<div>`, `a < b` allocate nothing.
+ * Whether the name at `[start, end)` is markup (never prose): it starts with `dyad`, or is
+ * `think` or `thinking`, in any letter case. Known or not: dyad-tag-policy decides what each
+ * keeps. Checked on char codes, so ordinary `<b>`, `<div>`, `a < b` cost nothing.
  */
-function candidateName(s: string, start: number, end: number): string {
+function isCandidate(s: string, start: number, end: number): boolean {
   const len = end - start;
-  if (len === 0) return "";
+  if (len < 4) return false;
   const first = s.charCodeAt(start) | 0x20;
-  if (first === 100 /* d */) {
-    if (!hasWordAt(s, start, end, "dyad")) return "";
-  } else if (first === 116 /* t */) {
-    if (!((len === 5 || len === 8) && hasWordAt(s, start, end, "think"))) return "";
-  } else {
-    return "";
+  if (first === 100 /* d */) return hasWordAt(s, start, end, "dyad");
+  if (first === 116 /* t */) {
+    return (len === 5 || len === 8) && hasWordAt(s, start, end, len === 5 ? "think" : "thinking");
   }
-  const name = lowerName(s, start, end);
-  return isTagCandidate(name) ? name : "";
+  return false;
+}
+
+/** Case-insensitive equality of the ASCII names at `a` and `b`, both `len` long. */
+function sameName(s: string, a: number, b: number, len: number): boolean {
+  for (let k = 0; k < len; k++) {
+    if ((s.charCodeAt(a + k) | 0x20) !== (s.charCodeAt(b + k) | 0x20)) return false;
+  }
+  return true;
+}
+
+/**
+ * Open tags inside a suppressed body, as positions of their names in the content (no strings):
+ * name start, name length (-1 for an over-long name, which nothing closes) and escape level.
+ */
+class TagStack {
+  private readonly starts = new Int32Array(MAX_REGION_DEPTH);
+  private readonly lengths = new Int32Array(MAX_REGION_DEPTH);
+  private readonly levels = new Int32Array(MAX_REGION_DEPTH);
+  size = 0;
+
+  constructor(private readonly s: string) {}
+
+  clear(): void {
+    this.size = 0;
+  }
+
+  /** Pushes the name starting at `start` (its end found by reading name characters). False when full. */
+  push(start: number, level: number): boolean {
+    if (this.size >= MAX_REGION_DEPTH) return false;
+    const len = readName(this.s, start) - start;
+    this.starts[this.size] = start;
+    this.lengths[this.size] = len > MAX_NAME_CHARS ? -1 : len;
+    this.levels[this.size] = level;
+    this.size++;
+    return true;
+  }
+
+  /** Copies `other`'s entries on top; false when full. */
+  pushAll(other: TagStack): boolean {
+    for (let k = 0; k < other.size; k++) {
+      if (this.size >= MAX_REGION_DEPTH) return false;
+      this.starts[this.size] = other.starts[k]!;
+      this.lengths[this.size] = other.lengths[k]!;
+      this.levels[this.size] = other.levels[k]!;
+      this.size++;
+    }
+    return true;
+  }
+
+  /** Removes the topmost entry with this name and level; false when there is none. */
+  remove(start: number, len: number, level: number): boolean {
+    for (let k = this.size - 1; k >= 0; k--) {
+      if (
+        this.levels[k] === level &&
+        this.lengths[k] === len &&
+        sameName(this.s, this.starts[k]!, start, len)
+      ) {
+        this.starts.copyWithin(k, k + 1, this.size);
+        this.lengths.copyWithin(k, k + 1, this.size);
+        this.levels.copyWithin(k, k + 1, this.size);
+        this.size--;
+        return true;
+      }
+    }
+    return false;
+  }
 }
 
 export function parseDyadAttributes(text: string): Map<string, string> {
@@ -164,6 +228,37 @@ class Scanner {
     private readonly h: DyadScanHandler,
   ) {
     this.n = s.length;
+    this.heldOpen = new TagStack(s);
+    this.regionStack = new TagStack(s);
+  }
+
+  /** Reused by skipRegion (one suppressed body at a time). */
+  private readonly regionStack: TagStack;
+
+  // indexOf results for `<` and `&`, shared by every scan: "the first one at or after `from` is at
+  // `at`" stays true for any later query between `from` and `at`, so no stretch of the content is
+  // searched twice (a fresh indexOf per suppressed body would be quadratic).
+  private ltFrom = -1;
+  private ltAt = -1;
+  private ampFrom = -1;
+  private ampAt = -1;
+
+  /** Index of the first `<` at or after `pos`, or -1. */
+  private nextLt(pos: number): number {
+    if (this.ltFrom < 0 || pos < this.ltFrom || (this.ltAt >= 0 && pos > this.ltAt)) {
+      this.ltFrom = pos;
+      this.ltAt = this.s.indexOf("<", pos);
+    }
+    return this.ltAt;
+  }
+
+  /** Index of the first `&` at or after `pos`, or -1. */
+  private nextAmp(pos: number): number {
+    if (this.ampFrom < 0 || pos < this.ampFrom || (this.ampAt >= 0 && pos > this.ampAt)) {
+      this.ampFrom = pos;
+      this.ampAt = this.s.indexOf("&", pos);
+    }
+    return this.ampAt;
   }
 
   private flush(to: number): void {
@@ -173,8 +268,6 @@ class Scanner {
   run(): void {
     const { s, n, chain } = this;
     let i = 0;
-    let nextLt = -2;
-    let nextAmp = -2;
     while (i < n) {
       // The next `<` or `&`: a short manual scan first (markup-dense prose), then indexOf.
       let j = -1;
@@ -187,10 +280,10 @@ class Scanner {
         }
       }
       if (j < 0) {
-        if (nextLt !== -1 && nextLt < i) nextLt = s.indexOf("<", i);
-        if (nextAmp !== -1 && nextAmp < i) nextAmp = s.indexOf("&", i);
-        if (nextLt < 0 && nextAmp < 0) break;
-        j = nextLt < 0 ? nextAmp : nextAmp < 0 ? nextLt : Math.min(nextLt, nextAmp);
+        const lt = this.nextLt(i);
+        const amp = this.nextAmp(i);
+        if (lt < 0 && amp < 0) break;
+        j = lt < 0 ? amp : amp < 0 ? lt : Math.min(lt, amp);
       }
 
       let level = 0;
@@ -210,8 +303,7 @@ class Scanner {
       const closing = p < n && s.charCodeAt(p) === SLASH;
       if (closing) p++;
       const nameEnd = readName(s, p);
-      const name = candidateName(s, p, nameEnd);
-      if (name === "") {
+      if (!isCandidate(s, p, nameEnd)) {
         // Not markup: the `<` (or its escaped form) is prose.
         i = j + 1;
         continue;
@@ -224,7 +316,6 @@ class Scanner {
       }
 
       this.flush(j);
-      const key = nameEnd - p > MAX_NAME_CHARS ? UNMATCHABLE : name;
       if (closing) {
         // A closing tag in prose or in a kept body: removed.
         i = this.textStart = this.closingTagEnd(nameEnd, level);
@@ -232,6 +323,7 @@ class Scanner {
         continue;
       }
 
+      const name = lowerName(s, p, nameEnd);
       const term = this.openingEnd(nameEnd, level);
       if (term < 0) {
         this.h.openTag({
@@ -247,21 +339,35 @@ class Scanner {
       }
       const termEnd = this.termEnd;
       const rawLength = term - nameEnd;
-      let attrText = s.slice(nameEnd, nameEnd + Math.min(rawLength, MAX_ATTRIBUTE_TEXT));
-      for (let k = 0; k < level; k++) attrText = decodeEntitiesOnce(attrText);
-      const wellFormed = !this.cutByOuter && rawLength <= MAX_ATTRIBUTE_TEXT && WELL_FORMED.test(attrText);
-      const selfClosing = wellFormed && SELF_CLOSING.test(attrText);
-      const decision = this.h.openTag({
-        name,
-        level,
-        terminated: true,
-        attributes: parseDyadAttributes(attrText),
-        wellFormed,
-        selfClosing,
-      });
+      let decision: "keep" | "suppress";
+      let selfClosing = false;
+      if (rawLength === 0) {
+        // `<name>`: no attributes (the common case; no parsing needed).
+        decision = this.h.openTag({
+          name,
+          level,
+          terminated: true,
+          attributes: NO_ATTRIBUTES,
+          wellFormed: !this.cutByOuter,
+          selfClosing,
+        });
+      } else {
+        let attrText = s.slice(nameEnd, nameEnd + Math.min(rawLength, MAX_ATTRIBUTE_TEXT));
+        for (let k = 0; k < level; k++) attrText = decodeEntitiesOnce(attrText);
+        const wellFormed = !this.cutByOuter && rawLength <= MAX_ATTRIBUTE_TEXT && WELL_FORMED.test(attrText);
+        selfClosing = wellFormed && SELF_CLOSING.test(attrText);
+        decision = this.h.openTag({
+          name,
+          level,
+          terminated: true,
+          attributes: parseDyadAttributes(attrText),
+          wellFormed,
+          selfClosing,
+        });
+      }
       i = this.textStart = termEnd;
       if (decision === "suppress" && !selfClosing) {
-        i = this.textStart = this.skipRegion(termEnd, key, level, this.heldOpen, this.ignoreClosesUntil);
+        i = this.textStart = this.skipRegion(termEnd, p, level, this.heldOpen, this.ignoreClosesUntil);
         this.h.boundary();
       }
     }
@@ -281,7 +387,7 @@ class Scanner {
       p++;
     }
     const nameEnd = readName(s, p);
-    return candidateName(s, p, nameEnd) !== "" && (closing || this.endsOpeningName(nameEnd));
+    return isCandidate(s, p, nameEnd) && (closing || this.endsOpeningName(nameEnd));
   }
 
   /**
@@ -321,7 +427,7 @@ class Scanner {
   private openingEnd(from: number, level: number): number {
     const { s, n, chain } = this;
     this.cutByOuter = false;
-    this.heldOpen.length = 0;
+    this.heldOpen.clear();
     this.ignoreClosesUntil = -1;
     const held: number[] = [];
     let open = 0;
@@ -383,8 +489,7 @@ class Scanner {
     for (let k = 0; k < held.length; k += 2) {
       const at = held[k]!;
       const lvl = held[k + 1]!;
-      if (this.heldOpen.length >= MAX_REGION_DEPTH) return -1;
-      this.heldOpen.push(this.openingKey(at, lvl));
+      if (!this.heldOpen.push(at, lvl)) return -1;
       const end = this.nestedOpeningEnd(readName(s, at), lvl, level, this.heldOpen);
       if (end < 0) return -1;
       until = Math.max(until, end);
@@ -394,7 +499,7 @@ class Scanner {
   }
 
   /** Set by openingEnd: openings (`level:name`) the suppressed body must also see closed. */
-  private readonly heldOpen: string[] = [];
+  private readonly heldOpen: TagStack;
   /** Set by openingEnd: closing tags before this index do not count in the suppressed body. */
   private ignoreClosesUntil = -1;
 
@@ -425,20 +530,14 @@ class Scanner {
     return -1;
   }
 
-  /** Stack key `level:name` of the opening tag whose name starts at `p`. */
-  private openingKey(p: number, level: number): string {
-    const nameEnd = readName(this.s, p);
-    return `${level}:${nameEnd - p > MAX_NAME_CHARS ? UNMATCHABLE : lowerName(this.s, p, nameEnd)}`;
-  }
-
   /**
    * Inside a suppressed body, the rest of a nested opening tag (from after its name): returns the
-   * index after its first `>` (at a level up to `tagLevel`) outside quotes, pushing onto `stack`
-   * every opening tag (at a level up to `regionLevel`) met on the way; closing tags there are
-   * attribute text, not closes. -1 when there is no such `>` within MAX_ATTRIBUTE_TEXT or the
-   * stack overflows (the caller then drops the rest).
+   * index after its first `>` (at a level up to `tagLevel`), pushing onto `stack` every opening
+   * tag (at a level up to `regionLevel`) met on the way; closing tags there are attribute text,
+   * not closes. -1 (the caller then drops the rest of the message) when that `>` is inside a
+   * quoted value, when there is none within MAX_ATTRIBUTE_TEXT, or when the stack overflows.
    */
-  private nestedOpeningEnd(from: number, tagLevel: number, regionLevel: number, stack: string[]): number {
+  private nestedOpeningEnd(from: number, tagLevel: number, regionLevel: number, stack: TagStack): number {
     const { s, chain } = this;
     const end = Math.min(this.n, from + MAX_ATTRIBUTE_TEXT);
     let open = 0;
@@ -460,10 +559,14 @@ class Scanner {
           else if (open === code) open = 0;
         }
       } else if (code === GT) {
-        if (open === 0 && codeLevel <= tagLevel) return next;
+        if (codeLevel <= tagLevel) {
+          // A `>` inside a quoted value: which `>` ends this tag is ambiguous (Dyad's reading and
+          // XML's differ), and inside a suppressed body there is no safe way to resume.
+          if (open !== 0) return -1;
+          return next;
+        }
       } else if (code === LT && codeLevel <= regionLevel && this.candidateAt(next, false)) {
-        if (stack.length >= MAX_REGION_DEPTH) return -1;
-        stack.push(this.openingKey(next, codeLevel));
+        if (!stack.push(next, codeLevel)) return -1;
       }
       j = next - 1;
     }
@@ -503,17 +606,24 @@ class Scanner {
    * Tags escaped more deeply than the body are its text. So a nested, interleaved or
    * less-escaped tag inside the body keeps the body open until it is closed too.
    */
-  private skipRegion(from: number, key: string, level: number, held: readonly string[], ignoreClosesUntil: number): number {
+  private skipRegion(
+    from: number,
+    nameStart: number,
+    level: number,
+    held: TagStack,
+    ignoreClosesUntil: number,
+  ): number {
     const { s, n, chain } = this;
-    const stack: string[] = [`${level}:${key}`, ...held];
+    const stack = this.regionStack;
+    stack.clear();
+    stack.push(nameStart, level);
+    if (!stack.pushAll(held)) return n;
     let pos = from;
-    let nextLt = -2;
-    let nextAmp = level === 0 ? -1 : -2;
     for (;;) {
-      if (nextLt !== -1 && nextLt < pos) nextLt = s.indexOf("<", pos);
-      if (nextAmp !== -1 && nextAmp < pos) nextAmp = s.indexOf("&", pos);
-      if (nextLt < 0 && nextAmp < 0) return n;
-      const j = nextLt < 0 ? nextAmp : nextAmp < 0 ? nextLt : Math.min(nextLt, nextAmp);
+      const lt = this.nextLt(pos);
+      const amp = level === 0 ? -1 : this.nextAmp(pos);
+      if (lt < 0 && amp < 0) return n;
+      const j = lt < 0 ? amp : amp < 0 ? lt : Math.min(lt, amp);
       let p: number;
       let tagLevel = 0;
       if (s.charCodeAt(j) === LT) {
@@ -530,8 +640,7 @@ class Scanner {
       const closing = p < n && s.charCodeAt(p) === SLASH;
       if (closing) p++;
       const nameEnd = readName(s, p);
-      const name = candidateName(s, p, nameEnd);
-      if (name === "") {
+      if (!isCandidate(s, p, nameEnd)) {
         pos = Math.max(nameEnd, p);
         continue;
       }
@@ -539,23 +648,18 @@ class Scanner {
         pos = nameEnd;
         continue;
       }
-      const nameKey = `${tagLevel}:${nameEnd - p > MAX_NAME_CHARS ? UNMATCHABLE : name}`;
       if (closing) {
         const end = this.exactCloseEnd(nameEnd, tagLevel);
         if (end < 0 || j < ignoreClosesUntil) {
           pos = end < 0 ? nameEnd : end;
           continue;
         }
-        const idx = stack.lastIndexOf(nameKey);
-        if (idx >= 0) {
-          stack.splice(idx, 1);
-          if (stack.length === 0) return end;
-        }
+        const len = nameEnd - p;
+        if (len <= MAX_NAME_CHARS && stack.remove(p, len, tagLevel) && stack.size === 0) return end;
         pos = end;
         continue;
       }
-      if (stack.length >= MAX_REGION_DEPTH) return n;
-      stack.push(nameKey);
+      if (!stack.push(p, tagLevel)) return n;
       const after = this.nestedOpeningEnd(nameEnd, tagLevel, level, stack);
       if (after < 0) return n;
       pos = after;

@@ -81,12 +81,14 @@ export const METADATA_ATTRIBUTES: readonly string[] = [
  * Read mode also shows these short status attributes as `key=value` (an MCP result's is-error,
  * a card's aborted state, match counts), each cut to 40 characters.
  */
-export const READ_STATUS_ATTRIBUTES: readonly string[] = ["is-error", "state", "level", "count", "total", "truncated"];
-
-/** A tag name is markup (never prose) when it starts with `dyad` or is a reasoning tag. */
-export function isTagCandidate(lowerName: string): boolean {
-  return lowerName.startsWith("dyad") || lowerName === "think" || lowerName === "thinking";
-}
+export const READ_STATUS_ATTRIBUTES: readonly string[] = [
+  "is-error",
+  "state",
+  "level",
+  "count",
+  "total",
+  "truncated",
+];
 
 export function classifyTag(lowerName: string): TagClass {
   if (DROP_TAGS.has(lowerName)) return "drop";
@@ -117,7 +119,11 @@ function pick(attributes: ReadonlyMap<string, string>, names: readonly string[])
 }
 
 /** The line that replaces a metadata-class tag. */
-export function metadataLine(lowerName: string, attributes: ReadonlyMap<string, string>, mode: ProjectionMode): string {
+export function metadataLine(
+  lowerName: string,
+  attributes: ReadonlyMap<string, string>,
+  mode: ProjectionMode,
+): string {
   const parts = pick(attributes, METADATA_ATTRIBUTES);
   if (mode === "read") {
     for (const name of READ_STATUS_ATTRIBUTES) {

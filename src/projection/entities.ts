@@ -8,7 +8,6 @@
 /** Deepest escaping recognised as markup: `&amp;amp;lt;` is level 3. Deeper chains are text. */
 export const MAX_ESCAPE_LEVEL = 3;
 
-
 /** Result slots written by `readEntity` (avoids allocating one object per `&`). */
 export interface EntityResult {
   /** Decoded code point, or -1 when no reference was recognised. */

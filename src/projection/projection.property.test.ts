@@ -52,7 +52,14 @@ const PAYLOAD_TAGS = [
   "dyad-subagent",
 ];
 const DROP_TAGS = ["think", "thinking", "dyad-search-chats", "dyad-read-chat", "dyad-explore-chat-history"];
-const UNKNOWN_TAGS = ["dyad-future-tool", "dyad-x", "dyad", "dyad_custom", "dyad-status-extra", "dyad-writer"];
+const UNKNOWN_TAGS = [
+  "dyad-future-tool",
+  "dyad-x",
+  "dyad",
+  "dyad_custom",
+  "dyad-status-extra",
+  "dyad-writer",
+];
 const KEEP_SET = new Set(KEEP_TAGS);
 
 /** Every attribute name that may legitimately be shown somewhere (metadata, read status, headers). */
@@ -79,7 +86,17 @@ const SHOWN_ATTRIBUTES = [
   "count",
 ];
 /** Attribute names never shown: the marker goes into these. */
-const HIDDEN_ATTRIBUTES = ["secret", "data", "content", "call-id", "args", "Path", "x-body", "internal", "PATH"];
+const HIDDEN_ATTRIBUTES = [
+  "secret",
+  "data",
+  "content",
+  "call-id",
+  "args",
+  "Path",
+  "x-body",
+  "internal",
+  "PATH",
+];
 
 const NOISE = [
   "hello",
@@ -137,7 +154,16 @@ type EscapeStyle = "named" | "numeric" | "content";
 type Node =
   | { kind: "noise"; text: string }
   | { kind: "slot" }
-  | { kind: "tag"; name: string; attrs: Attr[]; open: OpenStyle; close: CloseStyle; escape: Escape; style: EscapeStyle; children: Node[] }
+  | {
+      kind: "tag";
+      name: string;
+      attrs: Attr[];
+      open: OpenStyle;
+      close: CloseStyle;
+      escape: Escape;
+      style: EscapeStyle;
+      children: Node[];
+    }
   | { kind: "interleave"; a: string; b: string; x: Node[]; y: Node[]; z: Node[] };
 
 const valueChar = fc.constantFrom(
@@ -173,14 +199,29 @@ function noGtAfterQuote(v: string, quote = '"'): string {
   const q = v.indexOf(quote);
   return q < 0 ? v : v.slice(0, q) + v.slice(q).replace(/>/g, "");
 }
-const shownValue = fc.array(fc.oneof(valueChar, fc.constant('"')), { maxLength: 8 }).map((a) => noGtAfterQuote(a.join("")));
+const shownValue = fc
+  .array(fc.oneof(valueChar, fc.constant('"')), { maxLength: 8 })
+  .map((a) => noGtAfterQuote(a.join("")));
 const hiddenValue = fc
-  .tuple(fc.array(valueChar, { maxLength: 5 }), fc.array(fc.oneof(valueChar, fc.constant('"')), { maxLength: 5 }))
+  .tuple(
+    fc.array(valueChar, { maxLength: 5 }),
+    fc.array(fc.oneof(valueChar, fc.constant('"')), { maxLength: 5 }),
+  )
   .map(([before, after]) => noGtAfterQuote(`${before.join("")}${MARK}${after.join("")}`));
 const form = fc.constantFrom<Attr["form"]>("double", "double", "double", "single", "bare", "spaced");
 const attr: fc.Arbitrary<Attr> = fc.oneof(
-  fc.record({ name: fc.constantFrom(...SHOWN_ATTRIBUTES), value: shownValue, hidden: fc.constant(false), form }),
-  fc.record({ name: fc.constantFrom(...HIDDEN_ATTRIBUTES), value: hiddenValue, hidden: fc.constant(true), form }),
+  fc.record({
+    name: fc.constantFrom(...SHOWN_ATTRIBUTES),
+    value: shownValue,
+    hidden: fc.constant(false),
+    form,
+  }),
+  fc.record({
+    name: fc.constantFrom(...HIDDEN_ATTRIBUTES),
+    value: hiddenValue,
+    hidden: fc.constant(true),
+    form,
+  }),
 );
 const tagName = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...KEEP_TAGS) },
@@ -188,11 +229,16 @@ const tagName = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(...DROP_TAGS) },
   { weight: 1, arbitrary: fc.constantFrom(...UNKNOWN_TAGS) },
 );
-const noise = fc.array(fc.constantFrom(...NOISE), { minLength: 1, maxLength: 4 }).map((a) => ({ kind: "noise" as const, text: a.join("") }));
+const noise = fc
+  .array(fc.constantFrom(...NOISE), { minLength: 1, maxLength: 4 })
+  .map((a) => ({ kind: "noise" as const, text: a.join("") }));
 
 const { nodes } = fc.letrec<{ node: Node; nodes: Node[] }>((tie) => ({
   node: fc.oneof(
-    { depthSize: process.env.PROJECTION_PROPERTY_DEPTH === "medium" ? "medium" : "small", withCrossShrink: true },
+    {
+      depthSize: process.env.PROJECTION_PROPERTY_DEPTH === "medium" ? "medium" : "small",
+      withCrossShrink: true,
+    },
     { weight: 4, arbitrary: noise },
     { weight: 2, arbitrary: fc.constant({ kind: "slot" as const }) },
     {
@@ -214,7 +260,18 @@ const { nodes } = fc.letrec<{ node: Node; nodes: Node[] }>((tie) => ({
           "mixed",
           "newlines",
         ),
-        close: fc.constantFrom<CloseStyle>("normal", "normal", "normal", "normal", "normal", "missing", "upper", "space", "wrong", "half"),
+        close: fc.constantFrom<CloseStyle>(
+          "normal",
+          "normal",
+          "normal",
+          "normal",
+          "normal",
+          "missing",
+          "upper",
+          "space",
+          "wrong",
+          "half",
+        ),
         escape: fc.constantFrom<Escape>(0, 0, 0, 0, 0, 1, 2, 3),
         style: fc.constantFrom<EscapeStyle>("named", "numeric", "content"),
         children: tie("nodes") as fc.Arbitrary<Node[]>,
@@ -293,7 +350,9 @@ function renderNode(n: Node, hidden: boolean, level: number): string {
             ? Array.from(n.name, (ch, k) => (k % 2 ? ch.toUpperCase() : ch)).join("")
             : n.name;
       const inner = hidden || !isKeep(n.name);
-      const attrs = n.attrs.map((a, k) => renderAttr(a, k === n.attrs.length - 1)).join(n.open === "newlines" ? "\n" : "");
+      const attrs = n.attrs
+        .map((a, k) => renderAttr(a, k === n.attrs.length - 1))
+        .join(n.open === "newlines" ? "\n" : "");
       let s: string;
       if (n.open === "self") {
         s = `<${name}${attrs}/>`;
@@ -334,7 +393,9 @@ describe("property: secret markers never leak", () => {
         for (const mode of MODES) {
           const r = projectChatMessage({ role: "assistant", content, isCompactionSummary: false }, mode);
           if (r.text.toLowerCase().includes(MARK.toLowerCase())) {
-            throw new Error(`marker leaked in ${mode} mode\ncontent: ${JSON.stringify(content)}\ntext: ${JSON.stringify(r.text)}`);
+            throw new Error(
+              `marker leaked in ${mode} mode\ncontent: ${JSON.stringify(content)}\ntext: ${JSON.stringify(r.text)}`,
+            );
           }
           if (mode === "search" && r.text !== "") nonEmpty++;
         }
@@ -360,21 +421,39 @@ describe("property: secret markers never leak", () => {
     );
   });
 
-  const safeText = fc.array(fc.constantFrom("fix", "the", "login", "bug", " ", "\n", "<", "&amp;", "src/a.ts"), { minLength: 1, maxLength: 6 }).map((a) => a.join(""));
-  const safeLine = fc.array(fc.constantFrom("error:", "cannot", "find", "module", "x", "42"), { minLength: 1, maxLength: 5 }).map((a) => a.join(" "));
+  const safeText = fc
+    .array(fc.constantFrom("fix", "the", "login", "bug", " ", "\n", "<", "&amp;", "src/a.ts"), {
+      minLength: 1,
+      maxLength: 6,
+    })
+    .map((a) => a.join(""));
+  const safeLine = fc
+    .array(fc.constantFrom("error:", "cannot", "find", "module", "x", "42"), { minLength: 1, maxLength: 5 })
+    .map((a) => a.join(" "));
   const markedOutput = safeLine.map((line) => `${line}\n${MARK} body ${MARK}`);
 
   const block: fc.Arbitrary<TranscriptBlock> = fc.oneof(
     safeText.map((text) => ({ type: "text" as const, text })),
-    safeText.map((text) => ({ type: "text" as const, text: `${text}<system-reminder>${MARK}</system-reminder>${text}` })),
+    safeText.map((text) => ({
+      type: "text" as const,
+      text: `${text}<system-reminder>${MARK}</system-reminder>${text}`,
+    })),
     safeText.map((text) => ({ type: "text" as const, text: `${text}<environment_context>${MARK}` })),
-    safeText.map((text) => ({ type: "text" as const, text: `${text} data:image/png;base64,AAAA${MARK}BBBB ${text}` })),
+    safeText.map((text) => ({
+      type: "text" as const,
+      text: `${text} data:image/png;base64,AAAA${MARK}BBBB ${text}`,
+    })),
     fc.constant({ type: "thinking" as const, text: `${MARK} reasoning` }),
     fc.record({
       type: fc.constant("tool_call" as const),
       name: fc.constantFrom("Bash", "Edit", "Write", "Task", "apply_patch", "update_plan"),
       input: fc.oneof(
-        fc.record({ file_path: fc.constant("src/a.ts"), content: fc.constant(MARK), old_string: fc.constant(MARK), new_string: fc.constant(MARK) }),
+        fc.record({
+          file_path: fc.constant("src/a.ts"),
+          content: fc.constant(MARK),
+          old_string: fc.constant(MARK),
+          new_string: fc.constant(MARK),
+        }),
         fc.record({ command: fc.constant(`npm test\n${MARK}`), description: fc.constant("run tests") }),
         fc.record({ description: fc.constant("explore"), prompt: fc.constant(MARK) }),
         fc.constant(`*** Begin Patch\n*** Update File: src/b.ts\n-${MARK}\n+${MARK}\n*** End Patch`),
@@ -389,9 +468,17 @@ describe("property: secret markers never leak", () => {
       exitCode: fc.option(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 255 })), { nil: undefined }),
       output: fc.oneof(
         markedOutput,
-        markedOutput.map((text) => [{ type: "text", text }, { type: "image", data: MARK }]),
+        markedOutput.map((text) => [
+          { type: "text", text },
+          { type: "image", data: MARK },
+        ]),
         markedOutput.map((text) => ({ stderr: text, stdout: text, data: MARK })),
-        markedOutput.map((text) => ({ content: [{ type: "input_image", image_url: `data:image/png;base64,${MARK}` }, { type: "input_text", text }] })),
+        markedOutput.map((text) => ({
+          content: [
+            { type: "input_image", image_url: `data:image/png;base64,${MARK}` },
+            { type: "input_text", text },
+          ],
+        })),
       ),
     }),
     fc.constant({ type: "image" as const, mediaType: "image/png", data: MARK } as TranscriptBlock),
@@ -422,7 +509,9 @@ describe("property: secret markers never leak", () => {
         for (const mode of MODES) {
           const r = projectTranscriptTurn(turn, mode);
           if (r.text.includes(MARK)) {
-            throw new Error(`marker leaked in ${mode} mode\nturn: ${JSON.stringify(turn)}\ntext: ${JSON.stringify(r.text)}`);
+            throw new Error(
+              `marker leaked in ${mode} mode\nturn: ${JSON.stringify(turn)}\ntext: ${JSON.stringify(r.text)}`,
+            );
           }
         }
       }),

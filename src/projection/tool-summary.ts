@@ -44,7 +44,8 @@ const PATCH_FILE_PREFIXES = ["*** Update File: ", "*** Add File: ", "*** Delete 
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd", "cmd.exe"]);
 
 function asObject(input: unknown): Record<string, unknown> | undefined {
-  if (input !== null && typeof input === "object" && !Array.isArray(input)) return input as Record<string, unknown>;
+  if (input !== null && typeof input === "object" && !Array.isArray(input))
+    return input as Record<string, unknown>;
   if (typeof input === "string" && input.length <= MAX_JSON_INPUT_CHARS) {
     let k = 0;
     while (k < input.length && /\s/.test(input[k]!)) k++;
@@ -72,7 +73,10 @@ export function patchFileNames(patch: string): string[] {
           const start = pos + prefix.length;
           let eol = patch.indexOf("\n", start);
           if (eol < 0) eol = patch.length;
-          const name = shortValue(patch.slice(start, Math.min(eol, start + TOOL_DETAIL_MAX_CHARS * 4)), TOOL_DETAIL_MAX_CHARS);
+          const name = shortValue(
+            patch.slice(start, Math.min(eol, start + TOOL_DETAIL_MAX_CHARS * 4)),
+            TOOL_DETAIL_MAX_CHARS,
+          );
           if (name && !files.includes(name)) files.push(name);
           break;
         }
@@ -146,7 +150,17 @@ export function toolCallLine(name: string, input: unknown): string {
   return details.length > 0 ? `[tool: ${label} — ${details.join(" — ")}]` : `[tool: ${label}]`;
 }
 
-const OUTPUT_TEXT_KEYS = ["text", "content", "output", "stderr", "error", "message", "stdout", "aggregated_output", "result"];
+const OUTPUT_TEXT_KEYS = [
+  "text",
+  "content",
+  "output",
+  "stderr",
+  "error",
+  "message",
+  "stdout",
+  "aggregated_output",
+  "result",
+];
 
 /** The first piece of text in a tool output (bounded walk; images and binary skipped). */
 export function firstOutputText(output: unknown, depth = 0): string | undefined {
@@ -170,7 +184,8 @@ export function firstOutputText(output: unknown, depth = 0): string | undefined 
 }
 
 /** Codex shell output starts with a header ("Chunk ID", "Wall time", "Process exited with code N", "Output:"). */
-const HEADER_LINE = /^(chunk id|wall time|process exited with code|exit code|original token count|total output lines|output)\b[^\n]*$/i;
+const HEADER_LINE =
+  /^(chunk id|wall time|process exited with code|exit code|original token count|total output lines|output)\b[^\n]*$/i;
 const EXIT_IN_HEADER = /^(?:process exited with code|exit code:?)\s*(-?\d+)/i;
 const SIMPLE_TAG = /<\/?[A-Za-z_][\w-]*>/g;
 

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { TranscriptTurn, type TranscriptBlock } from "../core/transcript.js";
 import { BASE64_PLACEHOLDER, projectTranscriptTurn, type ProjectionMode } from "./index.js";
 
-function turn(role: TranscriptTurn["role"], blocks: TranscriptBlock[], isCompactionSummary = false): TranscriptTurn {
+function turn(
+  role: TranscriptTurn["role"],
+  blocks: TranscriptBlock[],
+  isCompactionSummary = false,
+): TranscriptTurn {
   return TranscriptTurn.parse({ role, blocks, isCompactionSummary });
 }
 const search = (t: TranscriptTurn) => projectTranscriptTurn(t, "search");
@@ -10,7 +14,9 @@ const read = (t: TranscriptTurn) => projectTranscriptTurn(t, "read");
 
 describe("projectTranscriptTurn: text and reasoning", () => {
   it("keeps user and assistant text, indexable", () => {
-    const u = search(turn("user", [{ type: "text", text: "Please fix the  flaky test\n\n\n\nin auth.spec.ts" }]));
+    const u = search(
+      turn("user", [{ type: "text", text: "Please fix the  flaky test\n\n\n\nin auth.spec.ts" }]),
+    );
     expect(u).toEqual({
       text: "Please fix the flaky test\n\nin auth.spec.ts",
       truncated: false,
@@ -46,18 +52,32 @@ describe("projectTranscriptTurn: text and reasoning", () => {
 describe("projectTranscriptTurn: tool calls", () => {
   it("Bash: tool name and the command line, cut to a short bound", () => {
     const r = search(
-      turn("assistant", [{ type: "tool_call", name: "Bash", input: { command: "npm test -- auth", description: "Run auth tests" } }]),
+      turn("assistant", [
+        {
+          type: "tool_call",
+          name: "Bash",
+          input: { command: "npm test -- auth", description: "Run auth tests" },
+        },
+      ]),
     );
     expect(r.text).toBe("[tool: Bash — npm test -- auth — Run auth tests]");
     expect(r.indexable).toBe(true);
 
-    const long = search(turn("assistant", [{ type: "tool_call", name: "Bash", input: { command: `echo ${"x".repeat(5000)}` } }]));
+    const long = search(
+      turn("assistant", [
+        { type: "tool_call", name: "Bash", input: { command: `echo ${"x".repeat(5000)}` } },
+      ]),
+    );
     expect(long.text.length).toBeLessThan(240);
     expect(long.text).toMatch(/^\[tool: Bash — echo x+…\]$/);
 
     const heredoc = search(
       turn("assistant", [
-        { type: "tool_call", name: "Bash", input: { command: "cat > a.ts <<'EOF'\nconst HEREDOC_SECRET = 1;\nEOF" } },
+        {
+          type: "tool_call",
+          name: "Bash",
+          input: { command: "cat > a.ts <<'EOF'\nconst HEREDOC_SECRET = 1;\nEOF" },
+        },
       ]),
     );
     expect(heredoc.text).toBe("[tool: Bash — cat > a.ts <<'EOF' …]");
@@ -66,12 +86,24 @@ describe("projectTranscriptTurn: tool calls", () => {
   it("Edit/Write/Read: file paths only, never contents or edit strings", () => {
     const r = search(
       turn("assistant", [
-        { type: "tool_call", name: "Edit", input: { file_path: "src/a.ts", old_string: "OLD_SECRET", new_string: "NEW_SECRET" } },
+        {
+          type: "tool_call",
+          name: "Edit",
+          input: { file_path: "src/a.ts", old_string: "OLD_SECRET", new_string: "NEW_SECRET" },
+        },
         { type: "tool_call", name: "Write", input: { file_path: "src/b.ts", content: "CONTENT_SECRET" } },
         { type: "tool_call", name: "read", input: { filePath: "/repo/c.ts" } },
-        { type: "tool_call", name: "NotebookEdit", input: { notebook_path: "n.ipynb", new_source: "CELL_SECRET" } },
+        {
+          type: "tool_call",
+          name: "NotebookEdit",
+          input: { notebook_path: "n.ipynb", new_source: "CELL_SECRET" },
+        },
         { type: "tool_call", name: "Grep", input: { pattern: "TODO", path: "src" } },
-        { type: "tool_call", name: "Task", input: { description: "Find auth code", prompt: "PROMPT_SECRET" } },
+        {
+          type: "tool_call",
+          name: "Task",
+          input: { description: "Find auth code", prompt: "PROMPT_SECRET" },
+        },
       ]),
     );
     expect(r.text).toBe(
@@ -124,25 +156,40 @@ describe("projectTranscriptTurn: tool calls", () => {
     const viaShell = search(
       turn("assistant", [
         { type: "tool_call", name: "shell", input: { command: ["apply_patch", patch] } },
-        { type: "tool_call", name: "shell", input: JSON.stringify({ command: ["bash", "-lc", `apply_patch <<'EOF'\n${patch}\nEOF`] }) },
+        {
+          type: "tool_call",
+          name: "shell",
+          input: JSON.stringify({ command: ["bash", "-lc", `apply_patch <<'EOF'\n${patch}\nEOF`] }),
+        },
       ]),
     );
-    expect(viaShell.text).toBe("[tool: shell — src/app.ts, src/new.ts, src/old.ts]\n[tool: shell — src/app.ts, src/new.ts, src/old.ts]");
+    expect(viaShell.text).toBe(
+      "[tool: shell — src/app.ts, src/new.ts, src/old.ts]\n[tool: shell — src/app.ts, src/new.ts, src/old.ts]",
+    );
   });
 });
 
 describe("projectTranscriptTurn: tool results", () => {
   it("an ok result is dropped in search mode and summarised in read mode", () => {
-    const t = turn("tool", [{ type: "tool_result", name: "Bash", exitCode: 0, output: "OUTPUT_SECRET\nmore" }]);
+    const t = turn("tool", [
+      { type: "tool_result", name: "Bash", exitCode: 0, output: "OUTPUT_SECRET\nmore" },
+    ]);
     expect(search(t)).toMatchObject({ text: "", indexable: false });
     expect(read(t).text).toBe("[result: Bash ok]");
-    const unnamed = turn("user", [{ type: "tool_result", output: [{ type: "text", text: "OUTPUT_SECRET" }] }]);
+    const unnamed = turn("user", [
+      { type: "tool_result", output: [{ type: "text", text: "OUTPUT_SECRET" }] },
+    ]);
     expect(read(unnamed).text).toBe("[result: ok]");
   });
 
   it("an error becomes exit code and first line, never the rest of the output", () => {
     const t = turn("tool", [
-      { type: "tool_result", name: "Bash", exitCode: 2, output: "ls: cannot access 'x': No such file\nBODY_SECRET\nmore" },
+      {
+        type: "tool_result",
+        name: "Bash",
+        exitCode: 2,
+        output: "ls: cannot access 'x': No such file\nBODY_SECRET\nmore",
+      },
     ]);
     for (const r of [search(t), read(t)]) {
       expect(r.text).toBe("[error: Bash exit 2 — ls: cannot access 'x': No such file]");
@@ -153,7 +200,11 @@ describe("projectTranscriptTurn: tool results", () => {
   it("error flag without exit code; Claude tool_use_error wrapper; long first line cut", () => {
     const r = search(
       turn("user", [
-        { type: "tool_result", isError: true, output: [{ type: "text", text: "<tool_use_error>File does not exist.</tool_use_error>" }] },
+        {
+          type: "tool_result",
+          isError: true,
+          output: [{ type: "text", text: "<tool_use_error>File does not exist.</tool_use_error>" }],
+        },
         { type: "tool_result", isError: true, output: `E${"r".repeat(1000)}\nBODY_SECRET` },
       ]),
     );
@@ -164,8 +215,11 @@ describe("projectTranscriptTurn: tool results", () => {
   });
 
   it("Codex shell output: the exit code comes from the header when not given", () => {
-    const output = "Chunk ID: 5d5975\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 2\nOutput:\nnpm ERR! missing script: tset\nBODY_SECRET\n";
-    expect(search(turn("tool", [{ type: "tool_result", output }])).text).toBe("[error: exit 1 — npm ERR! missing script: tset]");
+    const output =
+      "Chunk ID: 5d5975\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 2\nOutput:\nnpm ERR! missing script: tset\nBODY_SECRET\n";
+    expect(search(turn("tool", [{ type: "tool_result", output }])).text).toBe(
+      "[error: exit 1 — npm ERR! missing script: tset]",
+    );
     const ok = "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nOUTPUT_SECRET\n";
     expect(search(turn("tool", [{ type: "tool_result", output: ok }])).text).toBe("");
   });
@@ -175,7 +229,10 @@ describe("projectTranscriptTurn: images, base64, injected context", () => {
   it("never indexes images or base64", () => {
     const r = search(
       turn("user", [
-        { type: "text", text: "Here is a screenshot data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" },
+        {
+          type: "text",
+          text: "Here is a screenshot data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
+        },
         { type: "image", mediaType: "image/png" },
       ]),
     );
@@ -189,7 +246,9 @@ describe("projectTranscriptTurn: images, base64, injected context", () => {
     expect(search(withContext)).toMatchObject({ text: "", indexable: false });
     expect(read(withContext).text).toBe("[context: AGENTS.md]");
 
-    const contextTurn = turn("context", [{ type: "text", text: "<environment_context>CWD_SECRET</environment_context>" }]);
+    const contextTurn = turn("context", [
+      { type: "text", text: "<environment_context>CWD_SECRET</environment_context>" },
+    ]);
     expect(search(contextTurn)).toMatchObject({ text: "", indexable: false });
     expect(read(contextTurn)).toMatchObject({ text: "[context]", indexable: false });
 
@@ -224,10 +283,17 @@ describe("projectTranscriptTurn: images, base64, injected context", () => {
 
   it("drops Codex AGENTS.md injections and an unclosed injected span", () => {
     const agents = search(
-      turn("user", [{ type: "text", text: "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nAGENTS_SECRET\n</INSTRUCTIONS>" }]),
+      turn("user", [
+        {
+          type: "text",
+          text: "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nAGENTS_SECRET\n</INSTRUCTIONS>",
+        },
+      ]),
     );
     expect(agents).toMatchObject({ text: "", indexable: false });
-    const unclosed = search(turn("user", [{ type: "text", text: "Hi <system-reminder>REMINDER_SECRET and the rest" }]));
+    const unclosed = search(
+      turn("user", [{ type: "text", text: "Hi <system-reminder>REMINDER_SECRET and the rest" }]),
+    );
     expect(unclosed.text).toBe("Hi");
   });
 });
@@ -235,7 +301,16 @@ describe("projectTranscriptTurn: images, base64, injected context", () => {
 describe("projectTranscriptTurn: compaction summaries", () => {
   it("keeps the summary text, flags it and indexes it", () => {
     const r = search(
-      turn("user", [{ type: "text", text: "This session is being continued from a previous conversation. We chose Postgres." }], true),
+      turn(
+        "user",
+        [
+          {
+            type: "text",
+            text: "This session is being continued from a previous conversation. We chose Postgres.",
+          },
+        ],
+        true,
+      ),
     );
     expect(r).toEqual({
       text: "This session is being continued from a previous conversation. We chose Postgres.",
