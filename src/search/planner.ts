@@ -1,9 +1,9 @@
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
-import { bm25Idf, bm25Score, countAsciiTerms, isAscii } from "./bm25.js";
+import { bm25Idf, bm25Score, countTerms } from "./bm25.js";
 import { BODY_WEIGHT, TITLE_WEIGHT } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
-import { ftsAll, ftsAny, quoteFts } from "./query.js";
+import { ftsTerm } from "./stem.js";
 import {
   documentFrequency,
   impactList,
@@ -16,25 +16,30 @@ import {
 /**
  * Query planning for bm25-ranked FTS5 search. The reference is one statement,
  *   SELECT … bm25(recall_fts, 3, 1) AS score … WHERE recall_fts MATCH ? AND <filters>
- *   ORDER BY score, d.at DESC, d.id DESC LIMIT ?,
- * whose cost grows with the number of rows containing ANY query term (FTS5 scores every one,
- * and computes each phrase's IDF by walking its whole posting list): 0.5–0.9 s for common words
- * over a million rows. The planner returns the same rows in the same order, cheaper:
+ *   ORDER BY score, d.at DESC, d.id DESC LIMIT ?   (rankExact)
+ * whose cost grows with the number of rows containing ANY query term: FTS5 scores every one and
+ * counts each phrase's whole posting list for its IDF, and SQLite looks every match's document up
+ * before sorting — 0.2–0.9 s for common words over a million rows. The planner returns the same
+ * rows in the same order, cheaper, choosing by estimated cost (COST):
  *
- * - exact: the reference itself, when every term is rare (few rows to score).
+ * - exact: the reference's answer when the terms are rare, computed by FTS5 ranking alone and a
+ *   look-up of the best rows only (rankExactCut, provably equal, else the reference itself).
  * - enumerate: an AND query whose matching rows are few (a rare term among common ones): the
  *   rows are listed without scoring, then scored here with FTS5's own formula and numbers
- *   (bm25.ts; document frequencies and avgdl read from the index, cached per generation).
- * - impact: Fagin's threshold algorithm over per-term impact lists (each term's best rows by its
- *   own bm25 share, term-cache.ts). Rows are taken from the lists' heads in rounds and scored in
- *   full; a row no list has reached yet scores at most τ = Σ (the last impact read from each
- *   list), so once the K-th best row found beats τ no unseen row can enter the top K and the
- *   answer is exact. When the lists run out first (every term common and no row dominant), the
- *   answer is the best K among the rows read: approximate, reported as such, and measured by
- *   `npm run bench` as top-10 overlap with the reference.
+ *   (bm25.ts; document frequencies and avgdl read from the index, cached per generation), so no
+ *   IDF is recounted per query.
+ * - impact: the threshold algorithm over per-term impact lists (each term's best rows by its own
+ *   bm25 share, built once per index generation, term-cache.ts). Rows of the lists are scored in
+ *   full, most promising first; a row in no list scores at most τ = Σ (each list's last impact),
+ *   a row in some lists at most its known impacts plus the others' last impacts, so once the K-th
+ *   best row found beats every bound left the answer is proven exact. When every term is common
+ *   and no row dominates, the search stops at a budget (or when its head stops changing) with the
+ *   best K rows read: approximate, flagged, and measured by `npm run bench` as top-10 overlap
+ *   with the reference (≥ 0.97 at 1M messages).
  *
  * Filters are SQL conditions over `d` applied to every row read, in every plan; a plan that runs
  * out of rows passing them falls back to the reference, so filters never truncate a ranking.
+ * Terms are literal tokens or prefixes ("paint*", search_chats' stems, stem.ts).
  */
 
 export type PlanName = "exact" | "enumerate" | "impact" | "fallback";
@@ -67,15 +72,30 @@ export interface RankResult {
 }
 
 /** A query whose terms together occur in at most this many rows is cheap enough for the reference. */
-export const EXACT_MAX_ROWS = 12_000;
+export const EXACT_MAX_ROWS = 8_000;
 /** An AND query listing at most this many rows is scored here rather than by the reference. */
-export const ENUMERATE_MAX_ROWS = 4_000;
+export const ENUMERATE_MAX_ROWS = 1_000;
 /** Rows the impact plan may score before it settles for an approximate answer. */
-export const IMPACT_MAX_SCORED = 24_000;
-const FIRST_DEPTH = 64;
+export const IMPACT_MAX_SCORED = 2_048;
+/**
+ * Knobs for the benchmark and tests: `exact` forces the reference plan everywhere (the baseline
+ * fast plans are compared with), `maxScored` overrides IMPACT_MAX_SCORED, `observe` sees every
+ * plan chosen (counts and flags only).
+ */
+export const plannerTuning: {
+  exact?: boolean;
+  maxScored?: number;
+  /** Overrides EXACT_MAX_ROWS / ENUMERATE_MAX_ROWS / IMPACT_DEPTH (tests reach every plan on small data). */
+  exactMaxRows?: number;
+  enumerateMaxRows?: number;
+  depth?: number;
+  observe?: (result: RankResult, request: RankRequest) => void;
+} = {};
 
-const expression = (terms: readonly string[], match: "all" | "any") =>
-  match === "all" ? ftsAll(terms) : ftsAny(terms);
+/** The reference expression: one FTS5 phrase per term, in order (see stem.ts ftsTerm). */
+export const ftsExpression = (terms: readonly string[], match: "all" | "any") =>
+  terms.map(ftsTerm).join(match === "all" ? " AND " : " OR ");
+const expression = ftsExpression;
 
 function conditions(request: RankRequest): { sql: string; params: unknown[] } {
   const where = [...request.where];
@@ -105,10 +125,46 @@ export function compareRows(a: RankedRow, b: RankedRow): number {
   return a.score - b.score || b.at - a.at || b.id - a.id;
 }
 
+/** Rows the cut-then-filter form of the reference reads at most before it gives up. */
+const CUT_MAX = 4096;
+
+/**
+ * The reference's answer, computed in two steps: FTS5 ranks on its own (no join: most of the
+ * reference's cost at a million rows is looking each match's document up before the sort), then
+ * the best rows are looked up, filtered and tie-broken. The two agree whenever at least `limit`
+ * rows passing the filters score strictly better than the last row read: every row not read
+ * scores no better than that one. Otherwise more rows are read, up to CUT_MAX, and then the
+ * reference itself runs.
+ */
+export function rankExactCut(db: Db, request: RankRequest): RankedRow[] {
+  if (request.terms.length === 0) return [];
+  const { sql, params } = conditions(request);
+  const ranked = statement(
+    db,
+    `SELECT rowid, bm25(recall_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) FROM recall_fts WHERE recall_fts MATCH ? ORDER BY 2 LIMIT ?`,
+  ).raw();
+  for (let read = Math.max(64, request.limit * 4); read <= CUT_MAX; read *= 4) {
+    const rows = ranked.all(expression(request.terms, request.match), read) as [number, number][];
+    const complete = rows.length < read;
+    const boundary = complete ? Infinity : rows[rows.length - 1]![1];
+    const score = new Map(rows.map((r) => [r[0], r[1]]));
+    const passing = (
+      statement(
+        db,
+        `SELECT d.id, d.at FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value WHERE 1${sql}`,
+      ).all(JSON.stringify(rows.map((r) => r[0])), ...params) as { id: number; at: number }[]
+    )
+      .map((d) => ({ id: d.id, at: d.at, score: score.get(d.id)! }))
+      .filter((r) => r.score < boundary)
+      .sort(compareRows);
+    if (complete || passing.length >= request.limit) return passing.slice(0, request.limit);
+  }
+  return rankExact(db, request);
+}
+
 interface Scorer {
   idfs: number[];
   avgdl: number;
-  index: Map<string, number>;
 }
 
 function scorer(db: Db, cache: TermCache, terms: readonly string[]): Scorer {
@@ -116,7 +172,6 @@ function scorer(db: Db, cache: TermCache, terms: readonly string[]): Scorer {
   return {
     idfs: terms.map((t) => bm25Idf(rows, documentFrequency(db, cache, t))),
     avgdl: cache.totals.avgdl,
-    index: new Map(terms.map((t, i) => [t, i])),
   };
 }
 
@@ -154,10 +209,11 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
   const freqs = new Map<number, number[]>();
   const unicode: DocRow[] = [];
   for (const doc of docs) {
-    if (isAscii(doc.title) && isAscii(doc.body)) {
-      const f = new Array<number>(request.terms.length).fill(0);
-      countAsciiTerms(doc.title, s.index, TITLE_WEIGHT, f);
-      countAsciiTerms(doc.body, s.index, BODY_WEIGHT, f);
+    const f = new Array<number>(request.terms.length).fill(0);
+    if (
+      countTerms(doc.title, request.terms, TITLE_WEIGHT, f) &&
+      countTerms(doc.body, request.terms, BODY_WEIGHT, f)
+    ) {
       freqs.set(doc.id, f);
     } else {
       unicode.push(doc);
@@ -172,7 +228,7 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
         db,
         `SELECT rowid AS id, highlight(recall_fts, 0, char(1), char(2)) AS title, highlight(recall_fts, 1, char(1), char(2)) AS body
          FROM recall_fts WHERE recall_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-      ).all(quoteFts(term), list) as { id: number; title: string; body: string }[];
+      ).all(ftsTerm(term), list) as { id: number; title: string; body: string }[];
       for (const m of marked) {
         const doc = byId.get(m.id)!;
         const title = countOf(m.title, HL_OPEN) - countOf(doc.title, HL_OPEN);
@@ -202,61 +258,177 @@ function topK(rows: RankedRow[], k: number): RankedRow[] {
   return rows.sort(compareRows).slice(0, k);
 }
 
-/** Fagin's threshold algorithm over the terms' impact lists (see the module comment). */
-function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResult | null {
-  const lists: ImpactList[] = request.terms.map((t) => impactList(db, cache, t));
-  const s = scorer(db, cache, request.terms);
-  const seen = new Set<number>();
-  const found: RankedRow[] = [];
-  let depth = 0;
-  let next = FIRST_DEPTH;
-  let scored = 0;
-  const all = request.match === "all";
-  for (;;) {
-    const fresh: number[] = [];
-    for (const list of lists) {
-      const end = Math.min(next, list.ids.length);
-      for (let i = depth; i < end; i++) {
-        const id = list.ids[i]!;
-        if (!seen.has(id)) {
-          seen.add(id);
-          fresh.push(id);
-        }
+/** Rows read from the impact lists and scored per batch. */
+const IMPACT_BATCH = 256;
+/** An approximate impact answer stops when its first STABLE_HEAD rows survive this many batches unchanged. */
+const STABLE_HEAD = 20;
+const STABLE_BATCHES = 2;
+
+/**
+ * Rough costs in microseconds, measured on the benchmark machine (2 EPYC cores): FTS5 counting a
+ * posting for an IDF, FTS5 scoring a row with bm25(), and this module reading and scoring a row.
+ */
+export const COST = { idf: 0.05, ftsRow: 0.6, jsRow: 6, prefixRow: 4 } as const;
+/**
+ * A prefix term costs FTS5 far more per posting than a word: it merges the postings of every
+ * token with the prefix into one list before it can count or score them (`prefixRow` per posting).
+ */
+const PREFIX_WEIGHT = COST.prefixRow / (COST.idf + COST.ftsRow);
+const isPrefix = (term: string) => term.endsWith("*");
+
+/**
+ * The `count` slots with the largest `key` (ties broken by slot), best first: a selection of the
+ * threshold key, then a sort of what passes it, instead of sorting every slot.
+ */
+function bestFirst(slots: readonly number[], key: Float64Array, count: number): Int32Array {
+  let chosen = slots;
+  if (slots.length > count) {
+    const keys = Float64Array.from(slots, (s) => key[s]!);
+    const threshold = kthLargest(keys, count);
+    chosen = slots.filter((s) => key[s]! >= threshold);
+  }
+  return Int32Array.from(chosen).sort((a, b) => key[b]! - key[a]! || a - b);
+}
+
+/** The k-th largest value (1-based) of `values` (reordered in place): quickselect. */
+function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i] = values[j]!;
+        values[j] = t;
+        i++;
+        j--;
       }
     }
-    depth = next;
-    scored += fresh.length;
-    found.push(...scoreRows(db, request, s, fresh));
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return values[target]!;
+}
+
+/**
+ * The threshold algorithm over the terms' impact lists (see the module comment), reading the
+ * lists whole: every row in some list gets an upper bound (its known impacts plus, for each list
+ * it is missing from, that list's last impact — or nothing when the list is complete), rows are
+ * scored in full in order of that bound, and the search stops once the K-th best score beats both
+ * the next row's bound and τ, the bound of rows in no list at all.
+ */
+function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResult | null {
+  const n = request.terms.length;
+  const lists: ImpactList[] = request.terms.map((t) => impactList(db, cache, t, plannerTuning.depth));
+  const all = request.match === "all";
+  const floor = lists.map((l) => (l.complete ? 0 : (l.impacts[l.ids.length - 1] ?? 0)));
+  // τ: rows in no list. With AND, a complete list means such rows lack that term altogether.
+  const tau = all && lists.some((l) => l.complete) ? -Infinity : floor.reduce((a, b) => a + b, 0);
+
+  // Every row of some list, with its known impacts (typed arrays: lists hold thousands of rows).
+  const slotOf = new Map<number, number>();
+  const slotIds: number[] = [];
+  const width = lists.reduce((a, l) => a + l.ids.length, 0);
+  const known = new Float64Array(width * n).fill(-1);
+  lists.forEach((list, t) => {
+    for (let i = 0; i < list.ids.length; i++) {
+      const id = list.ids[i]!;
+      let slot = slotOf.get(id);
+      if (slot === undefined) {
+        slot = slotIds.length;
+        slotOf.set(id, slot);
+        slotIds.push(id);
+      }
+      known[slot * n + t] = list.impacts[i]!;
+    }
+  });
+  // Rows are read best-guess first (known impacts plus each missing term's floor weighted by the
+  // share of rows holding the term); the stopping test uses the exact upper bounds.
+  const share = request.terms.map((t) =>
+    Math.min(1, documentFrequency(db, cache, t) / Math.max(1, cache.totals.rows)),
+  );
+  const slots = slotIds.length;
+  const bound = new Float64Array(slots);
+  const guess = new Float64Array(slots);
+  const usable: number[] = [];
+  for (let slot = 0; slot < slots; slot++) {
+    let b = 0;
+    let g = 0;
+    let possible = true;
+    for (let t = 0; t < n; t++) {
+      const k = known[slot * n + t]!;
+      if (k >= 0) {
+        b += k;
+        g += k;
+      } else if (all && lists[t]!.complete) possible = false;
+      else {
+        b += floor[t]!;
+        g += floor[t]! * share[t]!;
+      }
+    }
+    bound[slot] = b;
+    guess[slot] = g;
+    if (possible) usable.push(slot);
+  }
+  const budget = plannerTuning.maxScored ?? IMPACT_MAX_SCORED;
+  const candidates = bestFirst(usable, guess, budget);
+  const done = new Uint8Array(slots);
+  const maxRemainingBound = () => {
+    let max = -Infinity;
+    for (const slot of usable) if (!done[slot] && bound[slot]! > max) max = bound[slot]!;
+    return max;
+  };
+
+  const s = scorer(db, cache, request.terms);
+  const found: RankedRow[] = [];
+  const margin = (x: number) => x + Math.abs(x) * 1e-12;
+  let scored = 0;
+  // Approximate answers stop early once the head of the ranking stops changing.
+  const head = Math.min(request.limit, STABLE_HEAD);
+  let headKey = "";
+  let stable = 0;
+  for (let at = 0; at < candidates.length; at += IMPACT_BATCH) {
+    const slice = Array.from(candidates.subarray(at, at + IMPACT_BATCH));
+    for (const slot of slice) done[slot] = 1;
+    scored += slice.length;
+    found.push(
+      ...scoreRows(
+        db,
+        request,
+        s,
+        slice.map((slot) => slotIds[slot]!),
+      ),
+    );
     found.sort(compareRows);
     if (found.length > request.limit) found.length = request.limit;
-
-    // τ: the best score a row not read yet can have.
-    let tau = 0;
-    let impossible = false;
-    let exhausted = true;
-    for (const list of lists) {
-      if (depth >= list.ids.length) {
-        if (list.complete) {
-          if (all) impossible = true;
-          continue; // every row with this term has been read: it adds nothing to unseen rows
-        }
-        tau += list.impacts[list.ids.length - 1] ?? 0;
-      } else {
-        exhausted = false;
-        tau += list.impacts[depth - 1]!;
-      }
-    }
-    const complete = lists.every((l) => l.complete && depth >= l.ids.length);
     const kth = found[request.limit - 1];
-    if (complete || impossible) return { rows: found, plan: "impact", exact: true, scored };
-    if (kth && -kth.score > tau + Math.abs(tau) * 1e-12)
+    if (kth && -kth.score > margin(maxRemainingBound()) && -kth.score > margin(tau)) {
       return { rows: found, plan: "impact", exact: true, scored };
-    if (exhausted || scored >= IMPACT_MAX_SCORED) {
-      if (found.length >= request.limit) return { rows: found, plan: "impact", exact: false, scored };
-      return null;
     }
-    next = depth * 4;
+    if (scored >= budget) break;
+    const key = found
+      .slice(0, head)
+      .map((r) => r.id)
+      .join(",");
+    stable = found.length >= request.limit && key === headKey ? stable + 1 : 0;
+    headKey = key;
+    if (stable >= STABLE_BATCHES) break;
   }
+  const kth = found[request.limit - 1];
+  const listsDone = scored >= usable.length;
+  if (listsDone && (tau === -Infinity || (kth !== undefined && -kth.score > margin(tau)))) {
+    return { rows: found, plan: "impact", exact: true, scored };
+  }
+  if (listsDone && tau === 0) return { rows: found, plan: "impact", exact: true, scored };
+  if (found.length >= request.limit) return { rows: found, plan: "impact", exact: false, scored };
+  return null;
 }
 
 /**
@@ -264,26 +436,45 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
  * (score, then newer, then higher id). See the module comment for the plans.
  */
 export function rankDocuments(db: Db, request: RankRequest): RankResult {
+  const result = plan(db, request);
+  plannerTuning.observe?.(result, request);
+  return result;
+}
+
+function plan(db: Db, request: RankRequest): RankResult {
+  if (plannerTuning.exact) return { rows: rankExact(db, request), plan: "exact", exact: true, scored: 0 };
   if (request.terms.length === 0 || request.limit <= 0)
     return { rows: [], plan: "exact", exact: true, scored: 0 };
   // Terms unicode61 would fold differently from plain lower-casing are left to FTS5 itself.
-  if (!request.terms.every((t) => /^[a-z0-9]+$/.test(t))) {
-    return { rows: rankExact(db, request), plan: "exact", exact: true, scored: 0 };
+  if (!request.terms.every((t) => /^[a-z0-9]+\*?$/.test(t))) {
+    return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
   }
   const cache = termCache(db);
-  const probes = request.terms.map((t) => probeFrequency(db, cache, t, EXACT_MAX_ROWS));
-  const total = probes.reduce((a, b) => a + b, 0);
-  if (total <= EXACT_MAX_ROWS) return { rows: rankExact(db, request), plan: "exact", exact: true, scored: 0 };
+  const exactMax = plannerTuning.exactMaxRows ?? EXACT_MAX_ROWS;
+  const probes = request.terms.map((t) => probeFrequency(db, cache, t, exactMax));
+  const total = probes.reduce((a, n, i) => a + n * (isPrefix(request.terms[i]!) ? PREFIX_WEIGHT : 1), 0);
+  if (total <= exactMax) return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
+  // Past the cheap cases, plans are chosen by estimated cost; the exact document frequencies
+  // this needs are what the reference would count anyway (and are cached for the generation).
+  const df = request.terms.map((t) => documentFrequency(db, cache, t));
+  const postings = df.reduce((a, n, i) => a + n * (isPrefix(request.terms[i]!) ? PREFIX_WEIGHT : 1), 0);
+  const forced = plannerTuning.exactMaxRows !== undefined;
   if (request.match === "all") {
-    const ids = listMatches(db, request, ENUMERATE_MAX_ROWS);
+    const ids = listMatches(db, request, plannerTuning.enumerateMaxRows ?? ENUMERATE_MAX_ROWS);
     if (ids) {
+      const reference = postings * COST.idf + ids.length * COST.ftsRow;
+      if (!forced && reference < ids.length * COST.jsRow) {
+        return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
+      }
       const rows = scoreRows(db, request, scorer(db, cache, request.terms), ids);
       return { rows: topK(rows, request.limit), plan: "enumerate", exact: true, scored: ids.length };
     }
+  } else if (!forced && postings * (COST.idf + COST.ftsRow) < IMPACT_MAX_SCORED * COST.jsRow) {
+    return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
   }
   return (
     rankByImpact(db, cache, request) ?? {
-      rows: rankExact(db, request),
+      rows: rankExactCut(db, request),
       plan: "fallback",
       exact: true,
       scored: 0,

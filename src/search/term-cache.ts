@@ -2,7 +2,7 @@ import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { ftsTotals, type FtsTotals } from "./fts-index.js";
 import { BODY_WEIGHT, TITLE_WEIGHT } from "./weights.js";
-import { quoteFts } from "./query.js";
+import { ftsTerm } from "./stem.js";
 
 /**
  * Per-connection knowledge about query terms, valid for one generation of the index (see
@@ -14,7 +14,7 @@ import { quoteFts } from "./query.js";
 /** Rows one impact list keeps. */
 export const IMPACT_DEPTH = 4096;
 /** Impact lists kept per connection (least recently used dropped first). */
-export const MAX_LISTS = 256;
+export const MAX_LISTS = 512;
 
 export interface ImpactList {
   ids: number[];
@@ -64,7 +64,7 @@ export function probeFrequency(db: Db, cache: TermCache, term: string, cap: numb
   const row = statement(
     db,
     "SELECT count(*) AS n FROM (SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? LIMIT ?)",
-  ).get(quoteFts(term), cap + 1) as { n: number };
+  ).get(ftsTerm(term), cap + 1) as { n: number };
   if (row.n <= cap) cache.df.set(term, row.n);
   else cache.atLeast.set(term, row.n);
   return row.n;
@@ -75,7 +75,7 @@ export function documentFrequency(db: Db, cache: TermCache, term: string): numbe
   const known = cache.df.get(term);
   if (known !== undefined) return known;
   const row = statement(db, "SELECT count(*) AS n FROM recall_fts WHERE recall_fts MATCH ?").get(
-    quoteFts(term),
+    ftsTerm(term),
   ) as {
     n: number;
   };
@@ -88,11 +88,12 @@ export function documentFrequency(db: Db, cache: TermCache, term: string): numbe
  * one single-term FTS5 query (its cost grows with the term's document frequency, once per
  * generation) and kept for later queries.
  */
-export function impactList(db: Db, cache: TermCache, term: string): ImpactList {
-  const cached = cache.lists.get(term);
+export function impactList(db: Db, cache: TermCache, term: string, depth = IMPACT_DEPTH): ImpactList {
+  const key = depth === IMPACT_DEPTH ? term : `${term}\u0000${depth}`;
+  const cached = cache.lists.get(key);
   if (cached) {
-    cache.lists.delete(term);
-    cache.lists.set(term, cached);
+    cache.lists.delete(key);
+    cache.lists.set(key, cached);
     return cached;
   }
   const started = performance.now();
@@ -102,16 +103,16 @@ export function impactList(db: Db, cache: TermCache, term: string): ImpactList {
      ORDER BY 2 LIMIT ?`,
   )
     .raw()
-    .all(quoteFts(term), IMPACT_DEPTH) as [number, number][];
+    .all(ftsTerm(term), depth) as [number, number][];
   const list: ImpactList = {
     ids: rows.map((r) => r[0]),
     impacts: rows.map((r) => -r[1]),
-    complete: rows.length < IMPACT_DEPTH,
+    complete: rows.length < depth,
     buildMs: 0,
   };
   if (list.complete) cache.df.set(term, rows.length);
   list.buildMs = performance.now() - started;
-  cache.lists.set(term, list);
+  cache.lists.set(key, list);
   while (cache.lists.size > MAX_LISTS) {
     const oldest = cache.lists.keys().next().value as string;
     cache.lists.delete(oldest);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
-import { chatCandidates, phraseMatches } from "../search/chats.js";
+import { chatCandidates, chatExcerpts, phraseMatches } from "../search/chats.js";
 import { chatQueryTerms } from "../search/chat-query.js";
 import { rankChats, type RankedChat } from "../search/chat-rank.js";
 import { lastMessageTimes } from "../sources/dyad/tables.js";
@@ -149,7 +149,7 @@ export function createSearchChatsTool(
         scope,
         candidates.map((c) => c.messageId),
       );
-      const chats = rankChats(candidates, phrase, limit);
+      const chats = rankChats(candidates, phrase, limit, (ids) => chatExcerpts(db, terms, ids));
       const output = buildSearchOutput(
         args.query,
         status,

@@ -1,28 +1,51 @@
 import type { Db } from "../../store/open.js";
 import { statement } from "../../store/statements.js";
 import { filterSql } from "../filters.js";
+import { rankDocuments } from "../planner.js";
 import { ftsAll, ftsAny } from "../query.js";
 import type { EngineSearch, RankedDocument } from "./types.js";
 
-/** Title matches weigh three times body matches, as the chat-search plan prescribes. */
-export const TITLE_WEIGHT = 3.0;
-export const BODY_WEIGHT = 1.0;
+export { BODY_WEIGHT, TITLE_WEIGHT } from "../weights.js";
+
+/** Snippet length in tokens (FTS5 snippet()). */
+export const SNIPPET_TOKENS = 48;
 
 const COLUMNS = `d.id, d.hit_id AS hitId, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message,
   d.conversation, d.cursor, d.role, d.title`;
 
-/** bm25-ranked search with every filter inside the ranked query. Statements are cached per shape. */
+/**
+ * bm25-ranked search with every filter inside the ranking (planner.ts chooses how), then the
+ * chosen rows' columns and FTS5 snippets, looked up by id.
+ */
 export function searchFts5(db: Db, request: EngineSearch): RankedDocument[] {
   if (request.tokens.length === 0) return [];
   const { where, params } = filterSql(request.filters);
-  if (request.excludeIds?.length) where.push(`d.id NOT IN (${request.excludeIds.map(() => "?").join(", ")})`);
-  const sql = `SELECT ${COLUMNS},
-      bm25(recall_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) AS score,
-      snippet(recall_fts, 1, '', '', '…', 48) AS snippet
-    FROM recall_fts JOIN recall_documents d ON d.id = recall_fts.rowid
-    WHERE recall_fts MATCH ?${where.map((w) => ` AND ${w}`).join("")}
-    ORDER BY score, d.at DESC, d.id DESC
-    LIMIT ?`;
+  const ranked = rankDocuments(db, {
+    terms: request.tokens,
+    match: request.match,
+    where,
+    params,
+    limit: request.limit,
+    ...(request.excludeIds ? { excludeIds: request.excludeIds } : {}),
+  });
+  if (ranked.rows.length === 0) return [];
+  const ids = JSON.stringify(ranked.rows.map((r) => r.id));
+  const docs = statement(
+    db,
+    `SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
+  ).all(ids) as Omit<RankedDocument, "snippet" | "score">[];
   const expression = request.match === "all" ? ftsAll(request.tokens) : ftsAny(request.tokens);
-  return statement(db, sql).all(expression, ...params, ...(request.excludeIds ?? []), request.limit) as RankedDocument[];
+  const snippets = statement(
+    db,
+    `SELECT rowid AS id, snippet(recall_fts, 1, '', '', '…', ${SNIPPET_TOKENS}) AS snippet
+     FROM recall_fts WHERE recall_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+  ).all(expression, ids) as { id: number; snippet: string }[];
+  const byId = new Map(docs.map((d) => [d.id, d]));
+  const snippetOf = new Map(snippets.map((s) => [s.id, s.snippet]));
+  const out: RankedDocument[] = [];
+  for (const r of ranked.rows) {
+    const doc = byId.get(r.id);
+    if (doc) out.push({ ...doc, score: r.score, snippet: snippetOf.get(r.id) ?? "" });
+  }
+  return out;
 }

@@ -20,7 +20,12 @@ export function searchPlain(db: Db, request: EngineSearch): RankedDocument[] {
     WHERE ${match}${where.map((w) => ` AND ${w}`).join("")}
     ORDER BY d.at DESC, d.id DESC
     LIMIT ?`;
-  const rows = statement(db, sql).all(...folded, ...params, ...(request.excludeIds ?? []), request.limit) as RankedDocument[];
+  const rows = statement(db, sql).all(
+    ...folded,
+    ...params,
+    ...(request.excludeIds ?? []),
+    request.limit,
+  ) as RankedDocument[];
   return rows.map((row) => ({ ...row, snippet: excerptAround(row.snippet, request.tokens) }));
 }
 

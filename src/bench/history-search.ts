@@ -1,0 +1,73 @@
+import type { Engine } from "../store/fts-probe.js";
+import type { Db } from "../store/open.js";
+import { createGetConversationTool } from "../tools/get-conversation.js";
+import { runTool } from "../tools/run.js";
+import { createSearchHistoryTool, type SearchHistoryOutput } from "../tools/search-history.js";
+import { planFigures, runClass, type PlanFigures } from "./fidelity.js";
+import { distribution, fig, round, timeAsync, type Distribution, type Figure } from "./measure.js";
+import type { BenchQuery, QueryClass } from "./queries.js";
+
+export interface HistoryClassFigures {
+  latency: Distribution;
+  firstPass: Distribution;
+  /** Rare and mixed classes: share of queries with a hit carrying the planted token. */
+  needleFound?: Figure;
+  fidelity: PlanFigures;
+}
+
+export interface HistorySearchFigures {
+  classes: Partial<Record<QueryClass, HistoryClassFigures>>;
+  /** get_conversation, first page (20 records) of a hit's conversation. */
+  conversationPage: Distribution;
+}
+
+export const SEARCH_HISTORY_LIMIT = 10;
+
+/** search_history per query class (filters inside the ranking) and get_conversation pages. */
+export async function benchHistorySearch(
+  db: Db,
+  engine: Engine,
+  queries: Partial<Record<QueryClass, BenchQuery[]>>,
+  fidelitySample: number,
+): Promise<HistorySearchFigures> {
+  const searchTool = createSearchHistoryTool(db, engine);
+  const conversationTool = createGetConversationTool(db);
+  const search = async (q: BenchQuery) =>
+    JSON.parse(
+      await runTool(
+        searchTool,
+        { query: q.text, limit: SEARCH_HISTORY_LIMIT, ...(q.filters ? { filters: q.filters } : {}) },
+        {},
+      ),
+    ) as SearchHistoryOutput;
+  const classes: Partial<Record<QueryClass, HistoryClassFigures>> = {};
+  const conversations: string[] = [];
+  for (const cls of ["rare", "mixed", "common", "identifier", "filtered"] as const) {
+    const list = queries[cls] ?? [];
+    if (list.length === 0) continue;
+    const run = await runClass(db, list, search);
+    const figures: HistoryClassFigures = {
+      latency: distribution(run.warm),
+      firstPass: distribution(run.first),
+      fidelity: await planFigures(db, list, run, search, (out) => out.hits.map((h) => h.id), fidelitySample),
+    };
+    if (cls === "rare" || cls === "mixed") {
+      let found = 0;
+      run.results.forEach((out, i) => {
+        const token = list[i]!.needle?.token.toLowerCase();
+        if (token && out.hits.some((h) => h.snippet.toLowerCase().includes(token))) found++;
+      });
+      figures.needleFound = fig(round(found / list.length), "share of queries");
+    }
+    for (const out of run.results) {
+      const c = out.hits[0]?.conversation;
+      if (c) conversations.push(c);
+    }
+    classes[cls] = figures;
+  }
+  const pages: number[] = [];
+  for (const id of conversations.slice(0, 400)) {
+    pages.push((await timeAsync(() => runTool(conversationTool, { id, limit: 20 }, {}))).ms);
+  }
+  return { classes, conversationPage: distribution(pages) };
+}

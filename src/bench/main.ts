@@ -1,0 +1,409 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: recall's speed, memory and relevance on generated corpora and LoCoMo, beside
+ * baselines run on the same data in the same run. Not part of `npm test` (test/bench-smoke.test.ts
+ * runs the smallest scale). Writes only under the OS temp folder and removes it afterwards.
+ *
+ *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--json] [--only section,…] [--queries N]
+ *                    [--seed N] [--locomo N|all|none] [--keep]
+ *
+ * Sections: indexing, history, chats, baselines, cold, locomo (default: all).
+ */
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { openDatabase } from "../store/open.js";
+import { openHistoryStore } from "../store/history-store.js";
+import { PROJECTION_VERSION } from "../projection/index.js";
+import { attachChatSearch } from "../embed/attach.js";
+import { benchChatSearch } from "./chat-search.js";
+import { benchColdProcess } from "./cold-process.js";
+import { chatCorpus, databaseBytes, historyCorpus, SCALES, scratchDir, type ScaleName } from "./corpus.js";
+import { benchHistorySearch } from "./history-search.js";
+import { CHATS_LIKE_SQL, HISTORY_LIKE_SQL, likeBaseline, ripgrepBaseline } from "./baselines.js";
+import { benchLocomo } from "./locomo.js";
+import { machineInfo } from "./machine.js";
+import { fig, round, timeAsync } from "./measure.js";
+import { buildQueries } from "./queries.js";
+import {
+  checkTargets,
+  renderReport,
+  type BenchResult,
+  type ChatScale,
+  type HistoryScale,
+  type IndexingFigures,
+  type ScaleResult,
+} from "./report.js";
+import type { IndexRun } from "./worker-index.js";
+import { runTool } from "../tools/run.js";
+import { createSearchHistoryTool } from "../tools/search-history.js";
+
+export const SECTIONS = ["indexing", "history", "chats", "baselines", "cold", "locomo"] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface BenchArgs {
+  scales: ScaleName[];
+  json: boolean;
+  only: Set<Section>;
+  queries: number;
+  seed: number;
+  locomo: number | null;
+  keep: boolean;
+}
+
+class UsageError extends Error {}
+
+export function parseArgs(argv: readonly string[]): BenchArgs {
+  const args: BenchArgs = {
+    scales: ["10k"],
+    json: false,
+    only: new Set(SECTIONS),
+    queries: 200,
+    seed: 7,
+    locomo: Infinity,
+    keep: false,
+  };
+  let locomoSet = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${a} needs a value`);
+      return v;
+    };
+    if (a === "--json") args.json = true;
+    else if (a === "--keep") args.keep = true;
+    else if (a === "--scale") {
+      args.scales = value()
+        .split(",")
+        .map((s) => s.trim().toLowerCase()) as ScaleName[];
+      for (const s of args.scales)
+        if (!(s in SCALES))
+          throw new UsageError(`--scale must be one of ${Object.keys(SCALES).join(", ")}, not "${s}"`);
+    } else if (a === "--only") {
+      const list = value()
+        .split(",")
+        .map((s) => s.trim()) as Section[];
+      for (const s of list)
+        if (!SECTIONS.includes(s)) throw new UsageError(`--only takes ${SECTIONS.join(", ")}, not "${s}"`);
+      args.only = new Set(list);
+    } else if (a === "--queries") {
+      args.queries = Number(value());
+      if (!Number.isInteger(args.queries) || args.queries < 1)
+        throw new UsageError("--queries must be a positive whole number");
+    } else if (a === "--seed") args.seed = Number(value()) >>> 0;
+    else if (a === "--locomo") {
+      const v = value();
+      locomoSet = true;
+      args.locomo = v === "all" ? Infinity : v === "none" ? null : Number(v);
+      if (args.locomo !== null && !(args.locomo > 0))
+        throw new UsageError('--locomo takes a number of conversations, "all" or "none"');
+    } else if (a === "--help" || a === "-h") throw new UsageError("help");
+    else throw new UsageError(`unknown argument ${a}`);
+  }
+  // The smoke scale asks one LoCoMo conversation unless told otherwise.
+  if (!locomoSet && args.scales.every((s) => s === "tiny")) args.locomo = 1;
+  return args;
+}
+
+const log = (msg: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+const MiB = 2 ** 20;
+const SAMPLES: Record<ScaleName, { fidelity: number; rg: number; like: number; cold: number }> = {
+  tiny: { fidelity: 20, rg: 10, like: 10, cold: 6 },
+  "10k": { fidelity: 40, rg: 30, like: 30, cold: 20 },
+  "100k": { fidelity: 25, rg: 15, like: 15, cold: 20 },
+  "1m": { fidelity: 12, rg: 6, like: 8, cold: 10 },
+};
+const WORKER = fileURLToPath(new URL("./worker-index.js", import.meta.url));
+
+function runWorker(args: string[]): IndexRun {
+  const out = execFileSync(process.execPath, [WORKER, ...args], {
+    encoding: "utf8",
+    maxBuffer: 16 << 20,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return JSON.parse(out.trim().split("\n").at(-1)!) as IndexRun;
+}
+
+function indexingFigures(
+  run: IndexRun,
+  messages: number,
+  sourceBytes: number,
+  indexBytes: number,
+  generateMs: number,
+): IndexingFigures {
+  const seconds = run.wallMs / 1000;
+  return {
+    messages: fig(messages, "messages"),
+    documents: fig(run.documents ?? null, "documents"),
+    sourceSize: fig(round(sourceBytes / MiB, 1), "MiB"),
+    generate: fig(round(generateMs / 1000, 1), "s"),
+    wall: fig(round(seconds, 2), "s"),
+    messagesPerSecond: fig(Math.round(messages / seconds), "messages/s"),
+    sourceMegabytesPerSecond: fig(round(sourceBytes / MiB / seconds, 2), "MiB/s"),
+    peakRss: fig(round(run.maxRssBytes / MiB, 1), "MiB"),
+    indexSize: fig(round(indexBytes / MiB, 1), "MiB"),
+    indexToSource: fig(round(indexBytes / Math.max(1, sourceBytes), 3), "× source size"),
+    longestBatch: fig(round(run.longestBatchMs, 1), "ms"),
+    batches: fig(run.batches, "batches"),
+    ...(run.oversized !== undefined ? { oversized: fig(run.oversized, "records") } : {}),
+    ...(run.attachMs !== undefined ? { attach: fig(round(run.attachMs / 1000, 2), "s") } : {}),
+  };
+}
+
+const wants = (args: BenchArgs, ...sections: Section[]) => sections.some((s) => args.only.has(s));
+
+async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryScale> {
+  const scratch = scratchDir(`history-${scale}`);
+  try {
+    log(`${scale}: generating transcripts (${SCALES[scale].toLocaleString("en-US")} messages)`);
+    const corpus = await historyCorpus(path.join(scratch.dir, "home"), SCALES[scale], args.seed);
+    const recallHome = path.join(scratch.dir, "recall");
+    log(`${scale}: indexing transcripts (${(corpus.sourceBytes / MiB).toFixed(0)} MiB)`);
+    const run = runWorker(["history", corpus.home, recallHome]);
+    const indexing = indexingFigures(
+      run,
+      corpus.messages,
+      corpus.sourceBytes,
+      databaseBytes(path.join(recallHome, "history.db")),
+      corpus.generateMs,
+    );
+    const result: HistoryScale = { indexing };
+    const store = await openHistoryStore({
+      home: recallHome,
+      projectionVersion: PROJECTION_VERSION,
+      readonly: true,
+    });
+    try {
+      const queries = buildQueries(corpus.manifest, ["claude", "codex", "opencode"], args.queries, {
+        filtered: true,
+        seed: args.seed,
+      });
+      const samples = SAMPLES[scale];
+      if (wants(args, "history")) {
+        log(`${scale}: search_history, ${args.queries} queries per class`);
+        result.search = await benchHistorySearch(store.db, store.engine, queries, samples.fidelity);
+      }
+      if (wants(args, "baselines")) {
+        const tool = createSearchHistoryTool(store.db, store.engine);
+        const needles = queries.rare.map((q) => q.text);
+        const recallMs: number[] = [];
+        for (const n of needles.slice(0, Math.max(samples.rg, samples.like))) {
+          await runTool(tool, { query: n }, {});
+          recallMs.push((await timeAsync(() => runTool(tool, { query: n }, {}))).ms);
+        }
+        log(`${scale}: baselines (ripgrep ${samples.rg} needles, LIKE ${samples.like})`);
+        result.baselines = {
+          needles: fig(Math.max(samples.rg, samples.like), "needles"),
+          ripgrep: ripgrepBaseline(corpus.roots, needles.slice(0, samples.rg), recallMs.slice(0, samples.rg)),
+          like: likeBaseline(
+            store.db,
+            HISTORY_LIKE_SQL,
+            (p) => [p, p],
+            needles.slice(0, samples.like),
+            recallMs.slice(0, samples.like),
+          ),
+        };
+      }
+      if (wants(args, "cold")) {
+        log(`${scale}: cold recall search processes`);
+        const half = Math.ceil(samples.cold / 2);
+        result.coldProcess = benchColdProcess(
+          recallHome,
+          [...queries.rare.slice(0, half), ...queries.common.slice(0, samples.cold - half)].map(
+            (q) => q.text,
+          ),
+        );
+      }
+    } finally {
+      store.close();
+    }
+    return result;
+  } finally {
+    if (args.keep) log(`kept ${scratch.dir}`);
+    else scratch.cleanup();
+  }
+}
+
+async function chatScale(args: BenchArgs, scale: ScaleName): Promise<ChatScale> {
+  const scratch = scratchDir(`chats-${scale}`);
+  try {
+    log(`${scale}: generating a Dyad database (${SCALES[scale].toLocaleString("en-US")} messages, one app)`);
+    const corpus = await chatCorpus(path.join(scratch.dir, "home"), SCALES[scale], args.seed);
+    const before = databaseBytes(corpus.dbFile);
+    log(`${scale}: attachChatSearch and backfill`);
+    const run = runWorker(["chats", corpus.dbFile, path.join(scratch.dir, "backups")]);
+    const indexing = indexingFigures(
+      run,
+      corpus.messages,
+      before,
+      databaseBytes(corpus.dbFile) - before,
+      corpus.generateMs,
+    );
+    const result: ChatScale = { indexing };
+    const db = openDatabase(corpus.dbFile);
+    try {
+      const chat = await attachChatSearch(db, {
+        file: corpus.dbFile,
+        backupDir: path.join(scratch.dir, "backups"),
+      });
+      const queries = buildQueries(corpus.manifest, ["dyad"], args.queries, {
+        filtered: false,
+        seed: args.seed,
+      });
+      const samples = SAMPLES[scale];
+      if (wants(args, "chats")) {
+        log(`${scale}: search_chats, ${args.queries} queries per class`);
+        result.search = await benchChatSearch(db, chat, 1, queries, samples.fidelity);
+      }
+      if (wants(args, "baselines")) {
+        const [search] = chat.tools;
+        const needles = queries.rare.slice(0, samples.like).map((q) => q.text);
+        const recallMs: number[] = [];
+        for (const n of needles) {
+          await runTool(search, { query: n }, { appId: 1 });
+          recallMs.push((await timeAsync(() => runTool(search, { query: n }, { appId: 1 }))).ms);
+        }
+        log(`${scale}: LIKE baseline over the host's messages (${needles.length} needles)`);
+        result.baselines = {
+          needles: fig(needles.length, "needles"),
+          like: likeBaseline(db, CHATS_LIKE_SQL, (p) => [1, p], needles, recallMs),
+        };
+      }
+    } finally {
+      db.close();
+    }
+    return result;
+  } finally {
+    if (args.keep) log(`kept ${scratch.dir}`);
+    else scratch.cleanup();
+  }
+}
+
+const reason = (e: unknown) => `unavailable: ${(e as Error)?.message ?? String(e)}`.split("\n")[0]!;
+
+/** Notes on what limits a missed target (the closing note the issue asks for). */
+function closingNotes(result: BenchResult): string[] {
+  const notes: string[] = [];
+  const missed = result.targets.filter((t) => t.met === false);
+  const has = (s: string) => missed.some((t) => t.figure.includes(s));
+  if (has("messages per second")) {
+    notes.push(
+      "Indexing throughput is bounded by the indexer's per-record work (projection, retained records and raw chunks for export, and FTS5 inserts in one transaction per batch); the chat indexer also pays an UPSERT and the FTS5 update trigger per message. The benchmark measures it; the indexer belongs to src/indexer/ and src/embed/.",
+    );
+  }
+  if (has("longest single batch")) {
+    notes.push(
+      "The longest chat-indexer batch includes FTS5 segment merges (automerge) that a batch can trigger; tuning FTS5's automerge/crisismerge or merging in separate idle steps would bound it.",
+    );
+  }
+  if (missed.some((t) => /p95/.test(t.figure))) {
+    notes.push(
+      "Latencies over target come from queries whose every term is common: the impact plan scores a few thousand rows in JavaScript (text read from SQLite), and the first query of a term in a process builds its impact list (one full FTS5 pass; see first-pass figures). A persisted impact table (a schema change) would remove both.",
+    );
+  }
+  const status = result.scales
+    .map((s) => ("search" in s.chats ? s.chats.search?.statusCheck.p95.value : null))
+    .find((v) => v != null && v > 5);
+  if (status) {
+    notes.push(
+      `search_chats spends ${status.toFixed(1)} ms (p95) in its index-status check alone: hasPendingWork (src/indexer/chat-queue.ts) joins the dirty queue to messages and chats in an order SQLite drives from messages, scanning the app's every message; "FROM recall_dirty_messages q CROSS JOIN messages m … CROSS JOIN chats c" reads the (usually empty) queue first and takes it to ~0 ms.`,
+    );
+  }
+  if (has("overlap"))
+    notes.push(
+      "Fast-path overlap below 0.9 means IMPACT_MAX_SCORED (src/search/planner.ts) stops too early for that class.",
+    );
+  if (
+    result.machine.loadAverage.value !== null &&
+    result.machine.loadAverage.value > result.machine.cores.value! * 0.5
+  ) {
+    notes.push(
+      `The machine was busy when the run started (load average ${result.machine.loadAverage.value}); latencies include that contention.`,
+    );
+  }
+  return notes;
+}
+
+export async function runBench(args: BenchArgs): Promise<BenchResult> {
+  const started = performance.now();
+  const machine = machineInfo();
+  const scales: ScaleResult[] = [];
+  for (const scale of args.scales) {
+    const result: ScaleResult = {
+      scale,
+      history: { unavailable: "not selected" },
+      chats: { unavailable: "not selected" },
+    };
+    if (wants(args, "indexing", "history", "baselines", "cold")) {
+      try {
+        result.history = await historyScale(args, scale);
+      } catch (e) {
+        log(`${scale}: history ${reason(e)}`);
+        result.history = { unavailable: reason(e) };
+      }
+    }
+    if (wants(args, "indexing", "chats", "baselines")) {
+      try {
+        result.chats = await chatScale(args, scale);
+      } catch (e) {
+        log(`${scale}: chats ${reason(e)}`);
+        result.chats = { unavailable: reason(e) };
+      }
+    }
+    scales.push(result);
+  }
+  let locomo: BenchResult["locomo"];
+  if (wants(args, "locomo") && args.locomo !== null) {
+    const dir = path.resolve(fileURLToPath(new URL("../../../shared/benchmarks/locomo", import.meta.url)));
+    log(`LoCoMo (${Number.isFinite(args.locomo) ? args.locomo : "all"} conversations) from ${dir}`);
+    try {
+      locomo = await benchLocomo(dir, args.locomo);
+    } catch (e) {
+      locomo = { unavailable: reason(e) };
+    }
+  }
+  const result: BenchResult = {
+    machine,
+    startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
+    seconds: fig(round((performance.now() - started) / 1000, 1), "s"),
+    args: { ...args, only: [...args.only], locomo: args.locomo === Infinity ? "all" : args.locomo },
+    scales,
+    ...(locomo ? { locomo } : {}),
+    targets: [],
+    notes: [],
+  };
+  result.targets = checkTargets(scales, locomo);
+  result.notes = closingNotes(result);
+  return result;
+}
+
+async function main(): Promise<number> {
+  let args: BenchArgs;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(
+        `${e.message === "help" ? "" : `${e.message}\n`}usage: npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--json] [--only ${SECTIONS.join(",")}] [--queries N] [--seed N] [--locomo N|all|none] [--keep]\n`,
+      );
+      return e.message === "help" ? 0 : 2;
+    }
+    throw e;
+  }
+  const result = await runBench(args);
+  process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderReport(result)}\n`);
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().then(
+    (code) => (process.exitCode = code),
+    (e: unknown) => {
+      process.stderr.write(`bench failed: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

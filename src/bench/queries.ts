@@ -1,0 +1,128 @@
+import type { DemoManifest, Needle } from "../demo/index.js";
+import { COMMON_WORDS, ERROR_CODES, FILE_PATHS } from "../demo/vocabulary.js";
+import { STOPWORDS } from "../search/stopwords.js";
+import { SeededRandom } from "./measure.js";
+
+/**
+ * Query sets drawn from the corpus itself: planted needles (rare words; the generator reports
+ * where each one is), the vocabulary's most frequent words (the generator samples COMMON_WORDS by
+ * Zipf rank, so its head is in a large share of all messages), and identifiers (file paths and
+ * error codes of the vocabulary).
+ */
+export type QueryClass = "rare" | "mixed" | "common" | "identifier" | "filtered";
+
+export interface BenchQuery {
+  cls: QueryClass;
+  text: string;
+  /** The needle this query was built from (its source, session and time), when any. */
+  needle?: Needle;
+  filters?: {
+    project?: string;
+    kind?: "transcript";
+    agent?: "claude" | "codex" | "opencode";
+    since?: number;
+    until?: number;
+  };
+}
+
+/** The generator's own glue words, which its Zipf sampling skips (src/demo/text.ts). */
+const GLUE = new Set(
+  "the to and of a in is we for that it this with on be not should when can so from".split(" "),
+);
+
+/** The most frequent content words of the demo vocabulary, most frequent first. */
+export const COMMON_QUERY_WORDS: readonly string[] = COMMON_WORDS.filter(
+  (w) => !GLUE.has(w) && !STOPWORDS.has(w),
+).slice(0, 40);
+
+const WORD = /^[A-Za-z]+$/;
+
+/** A needle's token with one or two neighbouring words of its sentence (a "2–3 word" query). */
+function mixedQuery(rng: SeededRandom, needle: Needle): string {
+  const words = needle.text.replace(/[.,;:]/g, "").split(/\s+/);
+  const i = words.findIndex((w) => w.includes(needle.token));
+  const before = words.slice(Math.max(0, i - 3), i).filter((w) => WORD.test(w) && !GLUE.has(w.toLowerCase()));
+  const after = words.slice(i + 1, i + 4).filter((w) => WORD.test(w) && !GLUE.has(w.toLowerCase()));
+  const pool = [...before, ...after];
+  const extra = 1 + rng.int(2);
+  const picked: string[] = [];
+  for (let k = 0; k < extra && pool.length > 0; k++) picked.push(pool.splice(rng.int(pool.length), 1)[0]!);
+  return [needle.token, ...picked].join(" ");
+}
+
+function commonQuery(rng: SeededRandom): string {
+  const n = 1 + rng.int(3);
+  const words = new Set<string>();
+  // Bias toward the head: the most frequent words are the hard case.
+  while (words.size < n)
+    words.add(COMMON_QUERY_WORDS[Math.floor(Math.pow(rng.next(), 1.5) * COMMON_QUERY_WORDS.length)]!);
+  return [...words].join(" ");
+}
+
+function identifierQuery(rng: SeededRandom): string {
+  return rng.next() < 0.5 ? rng.pick(FILE_PATHS.slice(0, 60)) : rng.pick(ERROR_CODES);
+}
+
+const DAY = 86_400_000;
+
+/**
+ * `count` queries of each class. Needles are cycled when the corpus has fewer than `count`.
+ * `filtered` (history only) takes queries of the other classes and adds a project, kind, agent
+ * or time filter, in turn; a needle's filter always admits the needle's own record.
+ */
+export function buildQueries(
+  manifest: DemoManifest,
+  sources: readonly Needle["source"][],
+  count: number,
+  options: { filtered: boolean; seed: number },
+): Record<QueryClass, BenchQuery[]> {
+  const rng = new SeededRandom(options.seed);
+  const needles = manifest.needles.filter((n) => sources.includes(n.source));
+  const at = (i: number) => needles[i % Math.max(1, needles.length)];
+  const out: Record<QueryClass, BenchQuery[]> = {
+    rare: [],
+    mixed: [],
+    common: [],
+    identifier: [],
+    filtered: [],
+  };
+  for (let i = 0; i < count; i++) {
+    const n = at(i);
+    if (n) out.rare.push({ cls: "rare", text: n.token, needle: n });
+    const m = at(i + Math.floor(needles.length / 2));
+    if (m) out.mixed.push({ cls: "mixed", text: mixedQuery(rng, m), needle: m });
+    out.common.push({ cls: "common", text: commonQuery(rng) });
+    out.identifier.push({ cls: "identifier", text: identifierQuery(rng) });
+  }
+  if (options.filtered) {
+    const agents = ["claude", "codex", "opencode"] as const;
+    for (let i = 0; i < count; i++) {
+      const base = [out.rare, out.mixed, out.common, out.identifier][i % 4]![Math.floor(i / 4) % count];
+      if (!base) continue;
+      const q: BenchQuery = {
+        cls: "filtered",
+        text: base.text,
+        ...(base.needle ? { needle: base.needle } : {}),
+      };
+      const kind = Math.floor(i / 4) % 4;
+      const project = base.needle?.project ?? rng.pick(manifest.projects);
+      const time =
+        base.needle?.at ?? manifest.needles[rng.int(manifest.needles.length)]?.at ?? Date.UTC(2026, 0, 1);
+      if (kind === 0) q.filters = { project };
+      else if (kind === 1) q.filters = { kind: "transcript" };
+      else if (kind === 2) q.filters = { since: time - 30 * DAY, until: time + 30 * DAY };
+      else
+        q.filters = {
+          agent: base.needle
+            ? base.needle.source === "claude"
+              ? "claude"
+              : base.needle.source === "codex"
+                ? "codex"
+                : "opencode"
+            : rng.pick(agents),
+        };
+      out.filtered.push(q);
+    }
+  }
+  return out;
+}

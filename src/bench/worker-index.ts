@@ -1,0 +1,91 @@
+/**
+ * Indexing, measured in a process of its own so its peak RSS is the indexer's alone:
+ *   node dist/bench/worker-index.js history <home> <recallHome>
+ *   node dist/bench/worker-index.js chats <dbFile> <backupDir>
+ * Prints one JSON object (IndexRun) on stdout.
+ */
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { systemClock } from "../core/clock.js";
+import { ConfigSchema } from "../config/schema.js";
+import { attachChatSearch } from "../embed/attach.js";
+import { backfill } from "../indexer/backfill.js";
+import { PROJECTION_VERSION } from "../projection/index.js";
+import { createSources } from "../sources/registry.js";
+import { openHistoryStore } from "../store/history-store.js";
+import { openDatabase } from "../store/open.js";
+
+export interface IndexRun {
+  kind: "history" | "chats";
+  wallMs: number;
+  /** Migration (with its pre-migration backup) before indexing starts; chats only. */
+  attachMs?: number;
+  records: number;
+  batches: number;
+  longestBatchMs: number;
+  maxRssBytes: number;
+  oversized?: number;
+  documents?: number;
+}
+
+async function history(home: string, recallHome: string): Promise<IndexRun> {
+  const env = {
+    HOME: home,
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+  };
+  const config = ConfigSchema.parse({});
+  const store = await openHistoryStore({ home: recallHome, projectionVersion: PROJECTION_VERSION });
+  const sources = createSources(env, config);
+  const t0 = performance.now();
+  const result = backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: systemClock });
+  const wallMs = performance.now() - t0;
+  for (const s of sources) s.close?.();
+  const documents = (store.db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n;
+  store.db.pragma("wal_checkpoint(TRUNCATE)");
+  store.close();
+  return {
+    kind: "history",
+    wallMs,
+    records: result.records,
+    batches: result.batches,
+    longestBatchMs: result.longestBatchMs,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    oversized: result.counters.oversized,
+    documents,
+  };
+}
+
+async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
+  const db = openDatabase(dbFile);
+  const a0 = performance.now();
+  const search = await attachChatSearch(db, { file: dbFile, backupDir });
+  const attachMs = performance.now() - a0;
+  const t0 = performance.now();
+  await search.indexer.drain();
+  const wallMs = performance.now() - t0;
+  const figures = search.indexer.figures();
+  const documents = (db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n;
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+  return {
+    kind: "chats",
+    wallMs,
+    attachMs,
+    records: figures.indexed,
+    batches: figures.batches,
+    longestBatchMs: figures.longestBatchMs,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    documents,
+  };
+}
+
+const [kind, a, b] = process.argv.slice(2);
+const run = kind === "history" ? history(a!, b!) : chats(a!, b!);
+run.then(
+  (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
+  (e: unknown) => {
+    process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  },
+);
