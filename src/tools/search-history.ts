@@ -4,7 +4,7 @@ import type { Db } from "../store/open.js";
 import { ACTIVE_WINDOW_MS, activeConversations } from "../search/activity.js";
 import type { DocumentFilters } from "../search/filters.js";
 import { searchHistory, type HistoryHit } from "../search/history.js";
-import { expandSession } from "../search/sessions.js";
+import { sessionsForAlias } from "../indexer/aliases.js";
 import { readCoverage, type CoverageEntry } from "../store/coverage-row.js";
 import type { ToolDefinition } from "./definition.js";
 import { SearchHistoryInput } from "./search-history-input.js";
@@ -34,14 +34,14 @@ export function toFilters(
   const f = input.filters ?? {};
   return {
     project: f.project,
-    sessions: f.session === undefined ? undefined : expandSession(db, f.session),
+    sessions: f.session === undefined ? undefined : sessionsForAlias(db, f.session),
     job: f.job,
     agent: f.agent,
     kind: f.kind,
     since: f.since,
     until: f.until,
     // The caller's own session (and every alias of it) is left out.
-    excludeSessions: excludeSession === undefined ? undefined : expandSession(db, excludeSession),
+    excludeSessions: excludeSession === undefined ? undefined : sessionsForAlias(db, excludeSession),
   };
 }
 
