@@ -294,6 +294,15 @@ function closingNotes(result: BenchResult): string[] {
       "Indexing throughput is bounded by the indexer's per-record work (projection, retained records and raw chunks for export, and FTS5 inserts in one transaction per batch); the chat indexer also pays an UPSERT and the FTS5 update trigger per message. The benchmark measures it; the indexer belongs to src/indexer/ and src/embed/.",
     );
   }
+  if (missed.some((t) => t.figure.includes("peak RSS"))) {
+    const rss = result.scales
+      .map((s) => ("indexing" in s.history ? `${s.history.indexing.peakRss.value} MiB at ${s.scale}` : null))
+      .filter(Boolean)
+      .join(", ");
+    notes.push(
+      `The history indexer's peak RSS grows with the corpus (${rss}), so state is kept across batches rather than bounded by one batch (the indexer and sources are src/indexer/ and src/sources/).`,
+    );
+  }
   if (has("longest single batch")) {
     notes.push(
       "The longest chat-indexer batch includes FTS5 segment merges (automerge) that a batch can trigger; tuning FTS5's automerge/crisismerge or merging in separate idle steps would bound it.",
