@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { decompress } from "fzstd";
+import { KEEP_BODY_TAGS, METADATA_ATTRIBUTES } from "../projection/dyad-tag-policy.js";
 
 /**
  * Reading a generated demo corpus back, for tests and benchmarks: list its files, read JSONL (also
@@ -163,40 +164,9 @@ export function opencodeV2Prose(type: string, data: J): string[] {
   return out;
 }
 
-/** Tags whose body is prose in Dyad's search projection (#3948 PRESERVE_BODY_TAGS). */
-const DYAD_PRESERVE = new Set([
-  "dyad-chat-summary",
-  "dyad-compaction",
-  "dyad-write-plan",
-  "dyad-exit-plan",
-  "dyad-questionnaire",
-  "dyad-app-blueprint",
-  "dyad-security-finding",
-  "dyad-status",
-  "dyad-step-limit",
-  "dyad-output",
-]);
-const DYAD_ATTRS = new Set([
-  "path",
-  "from",
-  "to",
-  "query",
-  "description",
-  "operation",
-  "server",
-  "tool",
-  "url",
-  "table",
-  "provider",
-  "packages",
-  "name",
-  "guide",
-  "type",
-  "title",
-  "summary",
-  "app_name",
-  "revision",
-]);
+/** The projection's own policy tables: the audit keeps exactly what the search projection keeps. */
+const DYAD_PRESERVE = new Set(KEEP_BODY_TAGS.keys());
+const DYAD_ATTRS = new Set(METADATA_ATTRIBUTES);
 const KNOWN_PAYLOAD_TAGS = new Set([
   "dyad-write",
   "dyad-search-replace",
