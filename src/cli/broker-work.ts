@@ -1,4 +1,12 @@
+import type { Env } from "../config/paths.js";
+import type { Config } from "../config/schema.js";
+import { systemClock } from "../core/clock.js";
+import { BACKFILL_GROUP } from "../indexer/backfill.js";
 import { askBroker, electBroker, type BrokerRequest } from "../indexer/broker.js";
+import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
+import { PROJECTION_VERSION } from "../projection/index.js";
+import { createSources } from "../sources/registry.js";
+import type { Db } from "../store/open.js";
 
 /** How long a command waits to win an election before asking again (a broker just appeared). */
 const ELECTION_WAIT_MS = 2_000;
@@ -55,4 +63,17 @@ export async function brokerOrLocal<T>(options: {
     }
   }
   throw new Error("could not reach the broker nor become it; is another recall process starting?");
+}
+
+/** The worker a foreground `recall index` or `recall reindex` runs when no broker answers. */
+export function foregroundWorker(db: Db, env: Env, config: Config): IndexWorker {
+  return createIndexWorker({
+    db,
+    createSources: () => createSources(env, config),
+    projectionVersion: PROJECTION_VERSION,
+    clock: systemClock,
+    rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
+    group: BACKFILL_GROUP,
+    writer: "foreground",
+  });
 }

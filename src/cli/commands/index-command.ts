@@ -1,12 +1,10 @@
 import type { Command } from "commander";
-import { systemClock } from "../../core/clock.js";
-import { BACKFILL_GROUP, type BackfillResult } from "../../indexer/backfill.js";
+import type { BackfillResult } from "../../indexer/backfill.js";
 import { sourceCoverage, type SourceCoverage } from "../../indexer/coverage.js";
-import { createIndexWorker, type WorkProgress } from "../../indexer/worker.js";
+import { type WorkProgress } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
-import { createSources } from "../../sources/registry.js";
 import { openHistoryStore } from "../../store/history-store.js";
-import { brokerOrLocal } from "../broker-work.js";
+import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
@@ -130,15 +128,7 @@ export const indexCommand: CommandModule = {
             onProgress: (p) => showProgress(bar, p as WorkProgress),
             busyMessage: "busy: `recall index` is indexing in the foreground",
             local: async () => {
-              const worker = createIndexWorker({
-                db: store.db,
-                createSources: () => createSources(env, config),
-                projectionVersion: PROJECTION_VERSION,
-                clock: systemClock,
-                rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
-                group: BACKFILL_GROUP,
-                writer: "foreground",
-              });
+              const worker = foregroundWorker(store.db, env, config);
               try {
                 return {
                   result: await worker.catchUp((p) => showProgress(bar, p)),

@@ -1,11 +1,8 @@
 import type { Command } from "commander";
-import { systemClock } from "../../core/clock.js";
-import { BACKFILL_GROUP } from "../../indexer/backfill.js";
-import { createIndexWorker, type ReindexResult, type WorkProgress } from "../../indexer/worker.js";
+import { type ReindexResult, type WorkProgress } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
-import { createSources } from "../../sources/registry.js";
 import { openHistoryStore } from "../../store/history-store.js";
-import { brokerOrLocal } from "../broker-work.js";
+import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { progressBar } from "../progress.js";
@@ -62,15 +59,7 @@ export const reindexCommand: CommandModule = {
             busyMessage: "busy: `recall reindex` is rebuilding the index in the foreground",
             onProgress: (p) => report(p as WorkProgress),
             local: async () => {
-              const worker = createIndexWorker({
-                db: store.db,
-                createSources: () => createSources(env, config),
-                projectionVersion: PROJECTION_VERSION,
-                clock: systemClock,
-                rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
-                group: BACKFILL_GROUP,
-                writer: "foreground",
-              });
+              const worker = foregroundWorker(store.db, env, config);
               try {
                 return await worker.reindex(report);
               } finally {
