@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +10,10 @@ import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 let demo: DemoHome;
 let client: Client;
 let stderr = "";
+/** The Dyad needle whose app folder the server runs in (search_chats/read_chat bind to it). */
+let chatNeedle: DemoHome["manifest"]["needles"][number];
+/** A chat of another app in the same database. */
+let foreignChat: number;
 
 const text = (result: unknown) => (result as { content: { type: string; text: string }[] }).content[0]!.text;
 
@@ -16,9 +21,21 @@ beforeAll(async () => {
   demo = await createDemoHome({ seed: 11 });
   const indexed = runCli(["index"], demo.env);
   expect(indexed.status, indexed.stderr).toBe(0);
+  chatNeedle = demo.manifest.needles.find((n) => n.source === "dyad")!;
+  const dyad = new Database(demo.manifest.paths.dyadDb, { readonly: true });
+  const appPath = dyad
+    .prepare("SELECT path FROM apps WHERE id = ?")
+    .pluck()
+    .get(chatNeedle.ref.appId) as string;
+  foreignChat = dyad
+    .prepare("SELECT id FROM chats WHERE app_id != ? LIMIT 1")
+    .pluck()
+    .get(chatNeedle.ref.appId) as number;
+  dyad.close();
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, "mcp"],
+    cwd: path.join(demo.manifest.paths.dyadAppsDir, appPath),
     env: { ...(process.env as Record<string, string>), ...demo.env },
     stderr: "pipe",
   });
@@ -36,7 +53,8 @@ describe("recall mcp over stdio (real SDK client, real process)", () => {
   it("lists its tools with input schemas and read-only annotations", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual(expect.arrayContaining(["get_conversation", "search_history"]));
+    expect(names).toEqual(["get_conversation", "read_chat", "search_chats", "search_history"]);
+    for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
     const search = tools.find((t) => t.name === "search_history")!;
     expect(search.inputSchema.properties).toHaveProperty("query");
     expect(search.inputSchema.properties).toHaveProperty("filters");
@@ -73,6 +91,30 @@ describe("recall mcp over stdio (real SDK client, real process)", () => {
         ),
       );
       expect(more.records[0].id).not.toBe(conv.records[0].id);
+    }
+  });
+
+  it("finds a Dyad needle with search_chats in the server's own app and expands it with read_chat", async () => {
+    const result = await client.callTool({ name: "search_chats", arguments: { query: chatNeedle.token } });
+    expect(result.isError, text(result)).toBeFalsy();
+    const out = JSON.parse(text(result));
+    expect(out.archival_content).toBe(true);
+    const chat = out.results.find((r: { chat_id: number }) => r.chat_id === chatNeedle.ref.chatId);
+    expect(chat, text(result)).toBeDefined();
+    const match = chat.matches.find((m: { message_id: number }) => m.message_id === chatNeedle.ref.messageId);
+    expect(match).toBeDefined();
+    const read = await client.callTool({
+      name: "read_chat",
+      arguments: { chat_id: chatNeedle.ref.chatId, around_message_id: chatNeedle.ref.messageId },
+    });
+    expect(read.isError, text(read)).toBeFalsy();
+    const page = JSON.parse(text(read));
+    const hit = page.messages.find((m: { message_id: number }) => m.message_id === chatNeedle.ref.messageId);
+    expect(hit.text).toContain(chatNeedle.token);
+    // Another app's chat is NotFound, exactly like a missing one.
+    for (const chatId of [foreignChat, 999_999]) {
+      const other = await client.callTool({ name: "read_chat", arguments: { chat_id: chatId } });
+      expect(JSON.parse(text(other)).error.kind).toBe("NotFound");
     }
   });
 

@@ -23,3 +23,6 @@ export type AgentName = z.infer<typeof AgentName>;
  */
 export const Role = z.enum(["user", "assistant", "system", "context", "tool"]);
 export type Role = z.infer<typeof Role>;
+
+/** documents.source of the chats a host's own database indexes in embedded mode. */
+export const EMBEDDED_CHAT_SOURCE = "chat";

@@ -1,3 +1,4 @@
+import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
 import { projectChatMessage, PROJECTION_VERSION } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
@@ -23,7 +24,7 @@ export interface ChatBatchResult {
 const UPSERT = `
   INSERT INTO recall_documents (id, source, source_key, hit_id, kind, agent, at, message, conversation,
     app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated, projection_version)
-  VALUES (@id, 'chat', @key, @hitId, 'chat', 'dyad', @at, @key, @conversation,
+  VALUES (@id, '${EMBEDDED_CHAT_SOURCE}', @key, @hitId, 'chat', 'dyad', @at, @key, @conversation,
     @appId, @chatId, @role, @title, @body, @compaction, @truncated, @version)
   ON CONFLICT (id) DO UPDATE SET at = excluded.at, conversation = excluded.conversation,
     app_id = excluded.app_id, chat_id = excluded.chat_id, role = excluded.role, title = excluded.title,
@@ -132,7 +133,7 @@ export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: nu
     }
     const orphans = statement(
       db,
-      "DELETE FROM recall_documents WHERE source = 'chat' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = recall_documents.id)",
+      `DELETE FROM recall_documents WHERE source = '${EMBEDDED_CHAT_SOURCE}' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = recall_documents.id)`,
     ).run();
     return { rebuild, orphansRemoved: orphans.changes };
   })();

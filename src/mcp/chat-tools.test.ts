@@ -1,53 +1,141 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createDyadDb } from "../../test/helpers/dyad.js";
+import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { RecallError } from "../core/errors.js";
-import { bindChatApp } from "../sources/dyad/apps.js";
-import { openDatabase } from "../store/open.js";
+import { backfill } from "../indexer/backfill.js";
+import { PROJECTION_VERSION } from "../projection/index.js";
+import { bindChatApp, type ChatAppBinding } from "../sources/dyad/apps.js";
+import { DyadSource } from "../sources/dyad/source.js";
+import { openHistoryStore } from "../store/history-store.js";
 import { runTool } from "../tools/run.js";
+import type { SearchChatsOutput } from "../tools/search-chats.js";
 import { createStandaloneChatTools } from "./chat-tools.js";
+
+const isKind = (kind: string) => (e: unknown) => e instanceof RecallError && e.kind === kind;
 
 describe("standalone chat tools (bound to the server's project)", () => {
   let cleanup = () => {};
   afterEach(() => cleanup());
 
-  it("read_chat reads the bound app's chats from the Dyad database, read-only, and nothing else", async () => {
+  /**
+   * Two Dyad-shaped databases whose apps and chats have the same ids: "mine" (bound) and
+   * "theirs" (another source). Their message ids also collide with document ids in history.db.
+   */
+  const setup = async () => {
     const t = tempDir("recall-chat-tools-");
     const appsDir = path.join(t.dir, "apps");
     mkdirSync(path.join(appsDir, "mine", ".git"), { recursive: true });
-    const dyad = createDyadDb(t.dir);
-    const mine = Number(
-      dyad.db.prepare("INSERT INTO apps (name, path) VALUES ('mine', 'mine')").run().lastInsertRowid,
-    );
-    const other = dyad.app("other");
-    const chat = dyad.chat(mine, "Mine");
-    const foreign = dyad.chat(other, "Theirs");
-    dyad.message(chat, "user", "first question");
-    dyad.message(chat, "assistant", "first answer");
-    dyad.message(foreign, "user", "not yours");
-    const history = openDatabase(path.join(t.dir, "history.db"));
-    const binding = bindChatApp([{ name: "dyad", file: dyad.file, appsDir }], path.join(appsDir, "mine"))!;
-    const chatTools = createStandaloneChatTools(history, binding);
+    mkdirSync(path.join(appsDir, "theirs", ".git"), { recursive: true });
+    const fill = (dir: string, appPath: string, words: string[]): DyadFixture & { chats: number[] } => {
+      mkdirSync(dir, { recursive: true });
+      const dyad = createDyadDb(dir);
+      const app = Number(
+        dyad.db.prepare("INSERT INTO apps (name, path) VALUES (?, ?)").run(appPath, appPath).lastInsertRowid,
+      );
+      const other = dyad.app("other");
+      const chat = dyad.chat(app, `${appPath} chat`);
+      const foreign = dyad.chat(other, "Not this app");
+      dyad.message(chat, "user", "first question about the quokka migration");
+      dyad.message(chat, "assistant", `we chose ${words.join(" ")} for the quokka migration`);
+      dyad.message(foreign, "user", "quokka migration in another app");
+      return { ...dyad, chats: [chat, foreign] };
+    };
+    const mine = fill(path.join(t.dir, "a"), "mine", ["sqlite", "triggers"]);
+    const theirs = fill(path.join(t.dir, "b"), "theirs", ["postgres", "listeners"]);
+    const store = await openHistoryStore({
+      home: path.join(t.dir, "recall"),
+      projectionVersion: PROJECTION_VERSION,
+    });
+    const sources = [
+      new DyadSource({ name: "dyad", file: mine.file, appsDir }),
+      new DyadSource({ name: "dyad-2", file: theirs.file, appsDir }),
+    ];
+    // Unrelated documents first, so document ids and message ids differ.
+    store.db
+      .prepare(
+        `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, title, body, projection_version)
+         VALUES ('x', 'k1', 'x:1', 'transcript', 'claude', 0, 'user', '', 'unrelated quokka', 1),
+                ('x', 'k2', 'x:2', 'transcript', 'claude', 0, 'user', '', 'unrelated', 1)`,
+      )
+      .run();
+    await backfill(store.db, sources, {
+      projectionVersion: PROJECTION_VERSION,
+      clock: { now: () => Date.UTC(2026, 5, 1) },
+      group: { records: 0, millis: 0 },
+    });
+    let binding: ChatAppBinding | null = null;
+    const chatTools = createStandaloneChatTools(store.db, () => binding);
     cleanup = () => {
       chatTools.close();
-      history.close();
-      dyad.db.close();
+      for (const s of sources) s.close();
+      store.close();
+      mine.db.close();
+      theirs.db.close();
       t.cleanup();
     };
-    expect(chatTools.context).toEqual({ appId: mine, chatSource: "dyad" });
-    const readChat = chatTools.tools.find((x) => x.name === "read_chat")!;
-    const page = JSON.parse(await runTool(readChat, { chat_id: chat }, chatTools.context)) as {
-      messages: { text: string }[];
+    const tool = (name: string) => chatTools.tools.find((x) => x.name === name)!;
+    return {
+      mine,
+      appsDir,
+      tool,
+      bindTo: (project: string) => {
+        binding = bindChatApp(
+          [
+            { name: "dyad", file: mine.file, appsDir },
+            { name: "dyad-2", file: theirs.file, appsDir },
+          ],
+          project,
+        );
+        return binding;
+      },
     };
-    expect(page.messages.map((m) => m.text)).toEqual(["first question", "first answer"]);
-    await expect(runTool(readChat, { chat_id: foreign }, chatTools.context)).rejects.toSatisfy(
-      (e: unknown) => e instanceof RecallError && e.kind === "NotFound",
+  };
+
+  it("lists both tools before any app is bound, and says clearly why they cannot answer", async () => {
+    const s = await setup();
+    expect([s.tool("search_chats").name, s.tool("read_chat").name]).toEqual(["search_chats", "read_chat"]);
+    await expect(runTool(s.tool("search_chats"), { query: "quokka" }, {})).rejects.toSatisfy(
+      isKind("Unavailable"),
     );
   });
 
-  it.todo(
-    "search_chats over history.db scoped by (source, app id), once search/chats.ts takes a source scope",
-  );
+  it("search_chats finds only the bound app's chats of the bound source, with real message ids", async () => {
+    const s = await setup();
+    expect(s.bindTo(path.join(s.appsDir, "mine"))).toMatchObject({ source: "dyad", appId: 1 });
+    const out = JSON.parse(
+      await runTool(s.tool("search_chats"), { query: "quokka migration" }, {}),
+    ) as SearchChatsOutput;
+    expect(out.results.map((r) => r.chat_id)).toEqual([s.mine.chats[0]]);
+    const texts = out.results.flatMap((r) => r.matches.map((m) => m.excerpt)).join(" ");
+    expect(texts).toContain("sqlite");
+    expect(texts).not.toContain("postgres");
+    const ids = out.results[0]!.matches.map((m) => m.message_id).sort();
+    expect(ids).toEqual([1, 2]);
+    expect(out.results[0]!.last_message_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // The hit expands through read_chat against the Dyad database itself.
+    const page = JSON.parse(
+      await runTool(s.tool("read_chat"), { chat_id: s.mine.chats[0], around_message_id: 2 }, {}),
+    ) as { messages: { text: string }[] };
+    expect(page.messages.map((m) => m.text)).toEqual([
+      "first question about the quokka migration",
+      "we chose sqlite triggers for the quokka migration",
+    ]);
+    await expect(runTool(s.tool("read_chat"), { chat_id: s.mine.chats[1] }, {})).rejects.toSatisfy(
+      isKind("NotFound"),
+    );
+  });
+
+  it("the other project binds the other source: same ids, other documents", async () => {
+    const s = await setup();
+    expect(s.bindTo(path.join(s.appsDir, "theirs"))).toMatchObject({ source: "dyad-2", appId: 1 });
+    const out = JSON.parse(
+      await runTool(s.tool("search_chats"), { query: "quokka migration" }, {}),
+    ) as SearchChatsOutput;
+    const texts = out.results.flatMap((r) => r.matches.map((m) => m.excerpt)).join(" ");
+    expect(texts).toContain("postgres");
+    expect(texts).not.toContain("sqlite");
+    expect(texts).not.toContain("another app");
+  });
 });

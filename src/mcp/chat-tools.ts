@@ -1,8 +1,9 @@
+import { RecallError } from "../core/errors.js";
 import type { ChatAppBinding } from "../sources/dyad/apps.js";
 import { readCoverage } from "../store/coverage-row.js";
 import { openSourceDatabase, type Db } from "../store/open.js";
 import type { ChatIndexState } from "../tools/chat-index-state.js";
-import type { ToolContext, ToolDefinition } from "../tools/definition.js";
+import type { ToolDefinition } from "../tools/definition.js";
 import { createReadChatTool } from "../tools/read-chat.js";
 import { createSearchChatsTool } from "../tools/search-chats.js";
 
@@ -10,20 +11,21 @@ import { createSearchChatsTool } from "../tools/search-chats.js";
  * Standalone search_chats and read_chat for `recall mcp`, bound to one app: the app of a
  * Dyad-shaped database whose folder resolves to the server's project (sources/dyad/apps.ts).
  *
- * - search_chats reads history.db, where the broker's worker indexes the database as the
- *   source `binding.source`: its scope is (source, app id) and the hit's message id is
- *   documents.message. NOT REGISTERED YET: search/chats.ts still scopes by `d.app_id` alone and
- *   takes documents.id as the message id (true only in embedded mode); see the issue report for
- *   the change it needs, after which `recall mcp` adds these tools.
+ * - search_chats reads history.db, where the broker's worker indexes the database as the source
+ *   `binding.source`: its scope is (source, app id) in SQL, and hits carry documents.message.
  * - read_chat reads the Dyad database itself, opened read-only, scoped by app id in SQL exactly
  *   as in embedded mode (a deleted chat or message is gone at once).
+ *
+ * The binding is looked up on a call until one is found (an app may be created after the
+ * server starts); without one the tools are still listed and answer with a clear error.
  */
 export interface StandaloneChatTools {
   tools: ToolDefinition[];
-  /** The context the chat tools need: the bound app and its source. */
-  context: Pick<ToolContext, "appId" | "chatSource">;
   close(): void;
 }
+
+/** How long an unsuccessful binding lookup is remembered before the next call tries again. */
+const REBIND_MS = 5000;
 
 /** Indexing runs in the broker: a chat search never waits for it, only reports it. */
 export function coverageIndexState(history: Db, source: string): ChatIndexState {
@@ -33,14 +35,58 @@ export function coverageIndexState(history: Db, source: string): ChatIndexState 
   };
 }
 
-export function createStandaloneChatTools(history: Db, binding: ChatAppBinding): StandaloneChatTools {
-  const app: Db = openSourceDatabase(binding.file);
+interface Bound {
+  binding: ChatAppBinding;
+  searchChats: ToolDefinition;
+  readChat: ToolDefinition;
+  app: Db;
+}
+
+export function createStandaloneChatTools(
+  history: Db,
+  resolveBinding: () => ChatAppBinding | null,
+): StandaloneChatTools {
+  let bound: Bound | null = null;
+  let missUntil = 0;
+  const bind = (tool: string): Bound => {
+    if (bound) return bound;
+    const binding = Date.now() < missUntil ? null : resolveBinding();
+    if (!binding) {
+      missUntil = Date.now() + REBIND_MS;
+      throw new RecallError(
+        "Unavailable",
+        `${tool}: no Dyad app's folder resolves to this server's project; search_history searches every project`,
+      );
+    }
+    const app = openSourceDatabase(binding.file);
+    bound = {
+      binding,
+      app,
+      searchChats: createSearchChatsTool(
+        history,
+        coverageIndexState(history, binding.source),
+      ) as ToolDefinition,
+      readChat: createReadChatTool(app) as ToolDefinition,
+    };
+    return bound;
+  };
+  // The listed definitions come from the real tools (schemas, descriptions), bound per call.
+  const template = {
+    searchChats: createSearchChatsTool(history, coverageIndexState(history, "")) as ToolDefinition,
+    readChat: createReadChatTool(history) as ToolDefinition,
+  };
+  const boundTool = (def: ToolDefinition, pick: (b: Bound) => ToolDefinition): ToolDefinition => ({
+    ...def,
+    async execute(args, ctx) {
+      const b = bind(def.name);
+      return pick(b).execute(args, { ...ctx, appId: b.binding.appId, chatSource: b.binding.source });
+    },
+  });
   return {
     tools: [
-      createSearchChatsTool(history, coverageIndexState(history, binding.source)) as ToolDefinition,
-      createReadChatTool(app) as ToolDefinition,
+      boundTool(template.searchChats, (b) => b.searchChats),
+      boundTool(template.readChat, (b) => b.readChat),
     ],
-    context: { appId: binding.appId, chatSource: binding.source },
-    close: () => app.close(),
+    close: () => bound?.app.close(),
   };
 }

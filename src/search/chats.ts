@@ -8,6 +8,8 @@ import { prefixTerm } from "./stem.js";
 
 /** One ranked message of the current app's chats, before grouping. */
 export interface ChatCandidate {
+  /** The index document (differs from the message id in standalone mode). */
+  docId: number;
   messageId: number;
   chatId: number;
   role: string;
@@ -20,6 +22,8 @@ export interface ChatCandidate {
 }
 
 export interface ChatScope {
+  /** The indexed source the app belongs to: EMBEDDED_CHAT_SOURCE, or a standalone Dyad database. */
+  source: string;
   appId: number;
   /** The caller's own chat, excluded from search. */
   excludeChatId: number | null;
@@ -50,17 +54,18 @@ export function rankChatCandidates(db: Db, tokens: readonly string[], scope: Cha
   const ranked = rankDocuments(db, {
     terms: chatSearchTerms(tokens),
     match: "any",
-    where: ["d.app_id = ?", "d.chat_id IS NOT ?"],
-    params: [scope.appId, scope.excludeChatId],
+    where: ["d.app_id = ?", "d.source = ?", "d.chat_id IS NOT ?"],
+    params: [scope.appId, scope.source, scope.excludeChatId],
     limit: CANDIDATE_WINDOW,
   });
   if (ranked.rows.length === 0) return { candidates: [], plan: ranked.plan, exact: ranked.exact };
   const rows = statement(
     db,
-    `SELECT d.id AS messageId, d.chat_id AS chatId, d.role, d.title,
+    `SELECT d.id AS docId, CAST(d.message AS INTEGER) AS messageId, d.chat_id AS chatId, d.role, d.title,
        d.is_compaction_summary AS isCompactionSummary, d.projection_truncated AS projectionTruncated
      FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
   ).all(JSON.stringify(ranked.rows.map((r) => r.id))) as {
+    docId: number;
     messageId: number;
     chatId: number;
     role: string;
@@ -68,7 +73,7 @@ export function rankChatCandidates(db: Db, tokens: readonly string[], scope: Cha
     isCompactionSummary: number;
     projectionTruncated: number;
   }[];
-  const byId = new Map(rows.map((r) => [r.messageId, r]));
+  const byId = new Map(rows.map((r) => [r.docId, r]));
   const candidates: ChatCandidate[] = [];
   for (const r of ranked.rows) {
     const d = byId.get(r.id);
@@ -90,55 +95,89 @@ export function chatCandidates(db: Db, tokens: readonly string[], scope: ChatSco
 
 /**
  * Which of the candidates (already scoped) also contain the whole query as an exact phrase (the
- * tokens adjacent and in order, inside the title or the body). Rows are checked on their own text
- * when it holds only characters whose folding bm25.ts reproduces exactly (ASCII query tokens);
- * FTS5 checks the others by rowid.
+ * tokens adjacent and in order, inside the title or the body), as message ids. Rows are checked
+ * on their own text when it holds only characters whose folding bm25.ts reproduces exactly
+ * (ASCII query tokens); FTS5 checks the others by rowid.
  */
 export function phraseMatches(
   db: Db,
   tokens: readonly string[],
-  _scope: ChatScope,
-  ids: readonly number[],
+  candidates: readonly ChatCandidate[],
 ): Set<number> {
-  if (tokens.length < 2 || ids.length === 0) return new Set();
-  const out = new Set<number>();
-  let ask: readonly number[] = ids;
+  if (tokens.length < 2 || candidates.length === 0) return new Set();
+  const found = new Set<number>();
+  let ask: readonly number[] = candidates.map((c) => c.docId);
   if (tokens.every((t) => /^[a-z0-9]+$/.test(t))) {
     const rows = statement(
       db,
       "SELECT d.id, d.title, d.body FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value",
-    ).all(JSON.stringify(ids)) as { id: number; title: string; body: string }[];
+    ).all(JSON.stringify(ask)) as { id: number; title: string; body: string }[];
     const unknown: number[] = [];
     for (const row of rows) {
       const title = foldedTokens(row.title);
       const body = foldedTokens(row.body);
       if (!title || !body) unknown.push(row.id);
-      else if (containsPhrase(title, tokens) || containsPhrase(body, tokens)) out.add(row.id);
+      else if (containsPhrase(title, tokens) || containsPhrase(body, tokens)) found.add(row.id);
     }
     ask = unknown;
   }
-  if (ask.length === 0) return out;
-  const rows = statement(
-    db,
-    "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-  )
-    .pluck()
-    .all(ftsPhrase(tokens), JSON.stringify(ask)) as number[];
-  for (const id of rows) out.add(id);
-  return out;
+  if (ask.length > 0) {
+    const rows = statement(
+      db,
+      "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+    )
+      .pluck()
+      .all(ftsPhrase(tokens), JSON.stringify(ask)) as number[];
+    for (const id of rows) found.add(id);
+  }
+  return new Set(candidates.filter((c) => found.has(c.docId)).map((c) => c.messageId));
 }
 
 /**
- * Excerpts of the given candidates: EXCERPT_TOKENS tokens of the body around the query's terms
- * (prefix terms included), computed from the text (excerpt.ts) rather than by FTS5's snippet(),
- * which would look each id up in the index again.
+ * Excerpts of candidates by message id: EXCERPT_TOKENS tokens of the body around the query's
+ * terms (prefix terms included), computed from the text (excerpt.ts) rather than by FTS5's
+ * snippet(), which would look each id up in the index again.
  */
-export function chatExcerpts(db: Db, tokens: readonly string[], ids: readonly number[]): Map<number, string> {
-  if (tokens.length === 0 || ids.length === 0) return new Map();
+export function chatExcerpts(
+  db: Db,
+  tokens: readonly string[],
+  candidates: readonly ChatCandidate[],
+): (messageIds: readonly number[]) => Map<number, string> {
+  const docOf = new Map(candidates.map((c) => [c.messageId, c.docId]));
   const terms = [...new Set([...tokens, ...chatSearchTerms(tokens)])];
-  const rows = statement(
+  const read = statement(
     db,
     "SELECT d.id, d.body FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value",
-  ).all(JSON.stringify(ids)) as { id: number; body: string }[];
-  return new Map(rows.map((r) => [r.id, excerpt(r.body, terms, EXCERPT_TOKENS)]));
+  );
+  return (messageIds) => {
+    const ids = messageIds.map((m) => docOf.get(m)).filter((d) => d !== undefined);
+    if (tokens.length === 0 || ids.length === 0) return new Map();
+    const rows = read.all(JSON.stringify(ids)) as { id: number; body: string }[];
+    const bodies = new Map(rows.map((r) => [r.id, r.body]));
+    const out = new Map<number, string>();
+    for (const m of messageIds) {
+      const body = bodies.get(docOf.get(m) ?? -1);
+      if (body !== undefined) out.set(m, excerpt(body, terms, EXCERPT_TOKENS));
+    }
+    return out;
+  };
+}
+
+/**
+ * Each chat's latest indexed message time (epoch ms) in the scope, from the index itself: a
+ * standalone source's database is read-only and has no index on messages(chat_id).
+ */
+export function indexedLastMessageTimes(
+  db: Db,
+  scope: Pick<ChatScope, "source" | "appId">,
+  chatIds: readonly number[],
+): Map<number, number> {
+  if (chatIds.length === 0) return new Map();
+  const rows = statement(
+    db,
+    `SELECT d.chat_id AS chatId, max(d.at) AS at FROM json_each(?) j
+     CROSS JOIN recall_documents d ON d.app_id = ? AND d.chat_id = j.value
+     WHERE d.source = ? GROUP BY d.chat_id`,
+  ).all(JSON.stringify(chatIds), scope.appId, scope.source) as { chatId: number; at: number }[];
+  return new Map(rows.map((r) => [r.chatId, r.at]));
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
-import { chatCandidates, chatExcerpts, phraseMatches } from "../search/chats.js";
+import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
+import { chatCandidates, chatExcerpts, indexedLastMessageTimes, phraseMatches } from "../search/chats.js";
 import { chatQueryTerms } from "../search/chat-query.js";
 import { rankChats, type RankedChat } from "../search/chat-rank.js";
 import { lastMessageTimes } from "../sources/dyad/tables.js";
@@ -70,6 +71,7 @@ export function buildSearchOutput(
   query: string,
   status: "ready" | "indexing",
   chats: RankedChat[],
+  /** Each chat's last message time, epoch ms. */
   lastTimes: Map<number, number>,
 ): SearchChatsOutput {
   return fitSearchOutput({
@@ -81,7 +83,7 @@ export function buildSearchOutput(
       return {
         chat_id: chat.chatId,
         title: chat.title ? cap(chat.title, TITLE_MAX_CHARS) : null,
-        last_message_at: last === undefined ? null : iso(last * 1000),
+        last_message_at: last === undefined ? null : iso(last),
         matches: chat.matches.map((m) => ({
           message_id: m.messageId,
           role: m.role,
@@ -141,24 +143,18 @@ export function createSearchChatsTool(
       await index.waitForIdle(INDEX_WAIT_MS);
       const status = index.isPending(appId, excludeChatId) ? "indexing" : "ready";
       const terms = chatQueryTerms(args.query);
-      const scope = { appId, excludeChatId };
+      const scope = { source: ctx.chatSource ?? EMBEDDED_CHAT_SOURCE, appId, excludeChatId };
       const candidates = chatCandidates(db, terms, scope);
-      const phrase = phraseMatches(
-        db,
-        terms,
-        scope,
-        candidates.map((c) => c.messageId),
-      );
-      const chats = rankChats(candidates, phrase, limit, (ids) => chatExcerpts(db, terms, ids));
-      const output = buildSearchOutput(
-        args.query,
-        status,
-        chats,
-        lastMessageTimes(
-          db,
-          chats.map((c) => c.chatId),
-        ),
-      );
+      const phrase = phraseMatches(db, terms, candidates);
+      const chats = rankChats(candidates, phrase, limit, chatExcerpts(db, terms, candidates));
+      const chatIds = chats.map((c) => c.chatId);
+      // Embedded: the host's own messages table (indexed by chat); standalone: the index, since
+      // the source database is read-only and unindexed.
+      const lastTimes =
+        ctx.chatSource === undefined
+          ? new Map([...lastMessageTimes(db, chatIds)].map(([chat, s]) => [chat, s * 1000]))
+          : indexedLastMessageTimes(db, scope, chatIds);
+      const output = buildSearchOutput(args.query, status, chats, lastTimes);
       ctx.onCard?.(searchChatsCard(output));
       return JSON.stringify(output);
     },

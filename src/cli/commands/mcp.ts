@@ -4,6 +4,8 @@ import { systemClock } from "../../core/clock.js";
 import { electBroker, type BrokerHandle } from "../../indexer/broker.js";
 import { createIndexWorker, type IndexWorker } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
+import { bindChatApp, serverProject } from "../../sources/dyad/apps.js";
+import { dyadDatabases } from "../../sources/dyad/source.js";
 import { createSources } from "../../sources/registry.js";
 import { openHistoryStore, registerFunctions } from "../../store/history-store.js";
 import { openDatabase, type Db } from "../../store/open.js";
@@ -26,12 +28,13 @@ export const mcpCommand: CommandModule = {
     program
       .command("mcp")
       .description(
-        "run the MCP stdio server (search_history, get_conversation) and take part in broker election",
+        "run the MCP stdio server (search_history, get_conversation, search_chats, read_chat) and take part in broker election",
       )
       .action(async () => {
         const { home, env } = ctx();
         const config = ctx().config();
         const { serveStdio } = await import("../../mcp/server.js");
+        const { createStandaloneChatTools } = await import("../../mcp/chat-tools.js");
         const store = await openHistoryStore({
           home,
           projectionVersion: PROJECTION_VERSION,
@@ -96,11 +99,20 @@ export const mcpCommand: CommandModule = {
         const onSignal = () => void shutdown().finally(() => process.exit(0));
         process.once("SIGTERM", onSignal);
         process.once("SIGINT", onSignal);
+        // search_chats/read_chat are bound to the app whose folder is this server's project.
+        const project = serverProject(process.cwd());
+        const chatTools = createStandaloneChatTools(store.db, () =>
+          bindChatApp(dyadDatabases(env, config), project),
+        );
         try {
           await serveStdio({
             name: "recall",
             version,
-            tools: [createSearchHistoryTool(store.db, store.engine), createGetConversationTool(store.db)],
+            tools: [
+              createSearchHistoryTool(store.db, store.engine),
+              createGetConversationTool(store.db),
+              ...chatTools.tools,
+            ],
             context: { session: env.RECALL_SESSION_ID || undefined },
             onCall: (call) => auditCall(home, "mcp", call.tool, call.durationMs, call.output),
           });
@@ -108,6 +120,7 @@ export const mcpCommand: CommandModule = {
           await shutdown();
           process.removeListener("SIGTERM", onSignal);
           process.removeListener("SIGINT", onSignal);
+          chatTools.close();
           store.close();
         }
       });
