@@ -22,6 +22,8 @@ export interface IndexingFigures {
   longestBatch: Figure;
   batches: Figure;
   oversized?: Figure;
+  /** A batch of one record over the batch byte bound (reported apart from longestBatch). */
+  longestOversized?: Figure;
   /** Embedded mode: migration and its pre-migration backup of the host database. */
   attach?: Figure;
 }

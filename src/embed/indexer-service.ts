@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { mergeStep } from "../store/fts-merge.js";
 import type { Db } from "../store/open.js";
 import {
   backlogSize,
@@ -16,7 +17,13 @@ export interface ChatIndexFigures {
   indexed: number;
   removed: number;
   lastBatchMs: number;
+  /** The longest batch of bounded size (rows and bytes). */
   longestBatchMs: number;
+  /** A batch of one message larger than the byte bound, which no batch size can split. */
+  longestOversizedMs: number;
+  /** FTS5 segment merges, run as separate bounded steps between batches. */
+  mergeSteps: number;
+  longestMergeStepMs: number;
   /** Duration of the last run that drained the queue empty. */
   lastDrainMs: number;
   rebuilding: boolean;
@@ -60,6 +67,9 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
     removed: 0,
     lastBatchMs: 0,
     longestBatchMs: 0,
+    longestOversizedMs: 0,
+    mergeSteps: 0,
+    longestMergeStepMs: 0,
     lastDrainMs: 0,
     rebuilding: false,
     running: false,
@@ -69,6 +79,19 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
   let repair: NodeJS.Timeout | null = null;
   let stopped = false;
   const idleWaiters = new Set<() => void>();
+
+  /** Merges the index's segments a bounded step at a time, yielding between steps. */
+  const merge = async () => {
+    for (;;) {
+      if (stopped) return;
+      const t0 = performance.now();
+      const merged = mergeStep(db);
+      figures.mergeSteps++;
+      figures.longestMergeStepMs = Math.max(figures.longestMergeStepMs, performance.now() - t0);
+      if (!merged) return;
+      await yieldToHost();
+    }
+  };
 
   const runDrain = async () => {
     const started = performance.now();
@@ -83,9 +106,12 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
         figures.indexed += result.indexed;
         figures.removed += result.removed;
         figures.lastBatchMs = took;
-        figures.longestBatchMs = Math.max(figures.longestBatchMs, took);
-        if (!result.more) break;
+        if (result.indexed + result.removed === 1 && result.bytes > limits.maxBytes)
+          figures.longestOversizedMs = Math.max(figures.longestOversizedMs, took);
+        else figures.longestBatchMs = Math.max(figures.longestBatchMs, took);
         await yieldToHost();
+        if (result.indexed + result.removed > 0) await merge();
+        if (!result.more) break;
       }
       figures.rebuilding = false;
       figures.lastDrainMs = performance.now() - started;

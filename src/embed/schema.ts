@@ -1,4 +1,5 @@
 import type { Migration } from "../store/migrate.js";
+import { BOUNDED_MERGE_POLICY_SQL } from "../store/fts-merge.js";
 import { historyV1, type HistorySchemaContext } from "../store/schema/history-v1.js";
 
 /**
@@ -40,4 +41,20 @@ const chatQueues: Migration<HistorySchemaContext> = {
   },
 };
 
-export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [historyV1, chatQueues];
+/**
+ * The host's event loop must not wait on FTS5 merges inside a batch: the indexer service merges
+ * in separate bounded steps instead (store/fts-merge.ts).
+ */
+const boundedMerges: Migration<HistorySchemaContext> = {
+  version: 3,
+  name: "FTS5 merges in bounded steps",
+  up(db) {
+    db.exec(BOUNDED_MERGE_POLICY_SQL);
+  },
+};
+
+export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
+  historyV1,
+  chatQueues,
+  boundedMerges,
+];

@@ -10,7 +10,7 @@ export interface ChatBatchLimits {
   maxBytes: number;
 }
 
-export const DEFAULT_CHAT_BATCH: ChatBatchLimits = { maxRows: 200, maxBytes: 2 * 1024 * 1024 };
+export const DEFAULT_CHAT_BATCH: ChatBatchLimits = { maxRows: 100, maxBytes: 1024 * 1024 };
 
 export interface ChatBatchResult {
   indexed: number;
@@ -21,28 +21,52 @@ export interface ChatBatchResult {
   more: boolean;
 }
 
-const UPSERT = `
+/*
+ * A statement that fires a trigger opens a statement savepoint, at which FTS5 flushes its pending
+ * terms: indexing row by row through the documents' insert trigger wrote one segment per message
+ * and left FTS5 merging them inside the batch. New documents are therefore inserted with
+ * fts_deferred = 1 and their FTS rows written by direct statements once per batch (as
+ * indexer/ingest.ts does); an unchanged text only updates metadata, which fires no FTS trigger;
+ * only a changed text goes through the update trigger.
+ */
+const INSERT_DOCUMENT = `
   INSERT INTO recall_documents (id, source, source_key, hit_id, kind, agent, at, message, conversation,
-    app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated, projection_version)
+    app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated, projection_version,
+    fts_deferred)
   VALUES (@id, '${EMBEDDED_CHAT_SOURCE}', @key, @hitId, 'chat', 'dyad', @at, @key, @conversation,
-    @appId, @chatId, @role, @title, @body, @compaction, @truncated, @version)
-  ON CONFLICT (id) DO UPDATE SET at = excluded.at, conversation = excluded.conversation,
-    app_id = excluded.app_id, chat_id = excluded.chat_id, role = excluded.role, title = excluded.title,
-    body = excluded.body, is_compaction_summary = excluded.is_compaction_summary,
-    projection_truncated = excluded.projection_truncated, projection_version = excluded.projection_version,
-    hit_id = excluded.hit_id`;
+    @appId, @chatId, @role, @title, @body, @compaction, @truncated, @version, 1)`;
+const UPDATE_METADATA = `
+  UPDATE recall_documents SET at = @at, conversation = @conversation, app_id = @appId, chat_id = @chatId,
+    role = @role, is_compaction_summary = @compaction, projection_truncated = @truncated,
+    projection_version = @version, hit_id = @hitId
+  WHERE id = @id`;
+const UPDATE_TEXT = `UPDATE recall_documents SET title = @title, body = @body WHERE id = @id`;
+const INSERT_FTS = `INSERT INTO recall_fts (rowid, title, body) VALUES (?, ?, ?)`;
+const EXISTING = `SELECT d.id, d.title, d.body FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`;
 
-function writeMessage(db: Db, row: DyadMessageRow): boolean {
+interface FtsText {
+  id: number;
+  title: string;
+  body: string;
+}
+
+/** Writes one message's document; a new one's FTS text is queued on `deferred`. False: not indexed. */
+function writeMessage(
+  db: Db,
+  row: DyadMessageRow,
+  existing: FtsText | undefined,
+  deferred: FtsText[],
+): boolean {
   const projection = projectChatMessage(
     { role: row.role, content: row.content, isCompactionSummary: Boolean(row.isCompactionSummary) },
     "search",
   );
   if (projection.text.length === 0) {
     // Nothing searchable (e.g. a message that was only payload tags): keep it out of the index.
-    statement(db, "DELETE FROM recall_documents WHERE id = ?").run(row.id);
+    if (existing) statement(db, "DELETE FROM recall_documents WHERE id = ?").run(row.id);
     return false;
   }
-  statement(db, UPSERT).run({
+  const values = {
     id: row.id,
     key: String(row.id),
     hitId: `chat:${row.chatId}:${row.id}`,
@@ -56,7 +80,15 @@ function writeMessage(db: Db, row: DyadMessageRow): boolean {
     compaction: row.isCompactionSummary ? 1 : 0,
     truncated: projection.truncated ? 1 : 0,
     version: PROJECTION_VERSION,
-  });
+  };
+  if (!existing) {
+    statement(db, INSERT_DOCUMENT).run(values);
+    deferred.push({ id: values.id, title: values.title, body: values.body });
+    return true;
+  }
+  statement(db, UPDATE_METADATA).run(values);
+  if (existing.title !== values.title || existing.body !== values.body)
+    statement(db, UPDATE_TEXT).run({ id: values.id, title: values.title, body: values.body });
   return true;
 }
 
@@ -94,12 +126,19 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
     }
     const rows = messagesByIds(db, take);
     const present = new Set(rows.map((r) => r.id));
+    const existing = new Map(
+      (statement(db, EXISTING).all(JSON.stringify(take)) as FtsText[]).map((d) => [d.id, d]),
+    );
     let indexed = 0;
     let removed = 0;
+    const deferred: FtsText[] = [];
     for (const row of rows) {
-      if (writeMessage(db, row)) indexed++;
+      if (writeMessage(db, row, existing.get(row.id), deferred)) indexed++;
       else removed++;
     }
+    // New documents' FTS rows, after every other write of the batch: one flush, one segment.
+    const fts = statement(db, INSERT_FTS);
+    for (const d of deferred) fts.run(d.id, d.title, d.body);
     const clear = statement(db, "DELETE FROM recall_dirty_messages WHERE message_id = ?");
     const drop = statement(db, "DELETE FROM recall_documents WHERE id = ?");
     for (const id of take) {
