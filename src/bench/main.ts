@@ -7,7 +7,7 @@
  *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--json] [--only section,…] [--queries N]
  *                    [--seed N] [--locomo N|all|none] [--keep]
  *
- * Sections: indexing, history, chats, baselines, cold, locomo (default: all).
+ * Sections: indexing, history, chats, baselines, cold, mcp, locomo (default: all).
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,7 @@ import { PROJECTION_VERSION } from "../projection/index.js";
 import { attachChatSearch } from "../embed/attach.js";
 import { benchChatSearch } from "./chat-search.js";
 import { benchColdProcess } from "./cold-process.js";
+import { benchMcpRoundTrip } from "./mcp-round-trip.js";
 import { chatCorpus, databaseBytes, historyCorpus, SCALES, scratchDir, type ScaleName } from "./corpus.js";
 import { benchHistorySearch } from "./history-search.js";
 import { CHATS_LIKE_SQL, HISTORY_LIKE_SQL, likeBaseline, ripgrepBaseline } from "./baselines.js";
@@ -39,7 +40,7 @@ import type { IndexRun } from "./worker-index.js";
 import { runTool } from "../tools/run.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
 
-export const SECTIONS = ["indexing", "history", "chats", "baselines", "cold", "locomo"] as const;
+export const SECTIONS = ["indexing", "history", "chats", "baselines", "cold", "mcp", "locomo"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {
@@ -220,6 +221,16 @@ async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryS
           ),
         );
       }
+      if (wants(args, "mcp")) {
+        log(`${scale}: search_history through a recall mcp process (${args.queries} calls)`);
+        const mixed = (["rare", "identifier", "mixed", "common"] as const).flatMap((cls) =>
+          queries[cls].slice(0, Math.ceil(args.queries / 4)),
+        );
+        result.mcp = await benchMcpRoundTrip(
+          recallHome,
+          mixed.slice(0, args.queries).map((q) => q.text),
+        );
+      }
     } finally {
       store.close();
     }
@@ -349,7 +360,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
       history: { unavailable: "not selected" },
       chats: { unavailable: "not selected" },
     };
-    if (wants(args, "indexing", "history", "baselines", "cold")) {
+    if (wants(args, "indexing", "history", "baselines", "cold", "mcp")) {
       try {
         result.history = await historyScale(args, scale);
       } catch (e) {

@@ -1,5 +1,6 @@
 import type { ChatSearchFigures } from "./chat-search.js";
 import type { ColdProcessFigures } from "./cold-process.js";
+import type { McpRoundTripFigures } from "./mcp-round-trip.js";
 import type { Baseline } from "./baselines.js";
 import type { HistorySearchFigures } from "./history-search.js";
 import type { LocomoFigures } from "./locomo.js";
@@ -33,6 +34,7 @@ export interface HistoryScale {
   search?: HistorySearchFigures;
   baselines?: { needles: Figure; ripgrep: Baseline; like: Baseline };
   coldProcess?: ColdProcessFigures;
+  mcp?: McpRoundTripFigures;
 }
 
 export interface ChatScale {
@@ -159,6 +161,32 @@ export function checkTargets(scales: readonly ScaleResult[], locomo: BenchResult
         ...(note ? { note } : {}),
       });
     }
+    const trip = history?.mcp?.roundTrip?.p95;
+    out.push({
+      figure: "MCP round trip p95 (search_history via recall mcp)",
+      target: "<= 60 ms",
+      measured: trip ?? { value: null, unit: "ms" },
+      scale: big.scale,
+      met: trip?.value == null ? null : verdict(trip.value <= 60),
+      ...(note ? { note } : {}),
+    });
+    const cold = history?.coldProcess;
+    out.push({
+      figure: "cold recall search process, wall p50",
+      target: "<= 300 ms",
+      measured: cold?.wall?.p50 ?? { value: null, unit: "ms" },
+      scale: big.scale,
+      met: cold?.wall?.p50?.value == null ? null : verdict(cold.wall.p50.value <= 300),
+      ...(note ? { note } : {}),
+    });
+    out.push({
+      figure: "cold recall search process, peak RSS (max)",
+      target: "<= 150 MB",
+      measured: cold?.maxPeakRss ?? { value: null, unit: "MiB" },
+      scale: big.scale,
+      met: cold?.maxPeakRss?.value == null ? null : verdict(cold.maxPeakRss.value * 1.048576 <= 150),
+      ...(note ? { note } : {}),
+    });
     const read = chats?.search?.readChat.p95;
     out.push({
       figure: "read_chat around a hit, p95",
@@ -287,6 +315,13 @@ export function renderReport(result: BenchResult): string {
         cp.available
           ? `${fmt(cp.wall?.p50)} / ${fmt(cp.wall?.p95)}; ${fmt(cp.maxPeakRss)}`
           : (cp.note ?? "unavailable"),
+        "–",
+      ]);
+    }
+    if (h?.mcp) {
+      rows.push([
+        "MCP round trip (search_history via recall mcp): p50 / p95 / p99",
+        h.mcp.available && h.mcp.roundTrip ? ms(h.mcp.roundTrip) : (h.mcp.note ?? "unavailable"),
         "–",
       ]);
     }

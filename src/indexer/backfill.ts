@@ -3,6 +3,7 @@ import type { Clock } from "../core/clock.js";
 import type { Db } from "../store/open.js";
 import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
 import { indexView } from "./checkpoints.js";
+import { ftsGroup } from "./fts-queue.js";
 import { ingestBatch } from "./ingest.js";
 
 /**
@@ -228,16 +229,18 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
     // failure rolls the whole group back; sources then resume from the committed checkpoints.
     const started = performance.now();
     const before = result.records;
-    db.transaction(() => {
-      do oneTick();
-      while (
-        !finished &&
-        result.records - before < group.records &&
-        performance.now() - started < group.millis &&
-        !options.shouldStop?.()
-      );
-      options.onGroupEnd?.();
-    })();
+    db.transaction(() =>
+      ftsGroup(db, () => {
+        do oneTick();
+        while (
+          !finished &&
+          result.records - before < group.records &&
+          performance.now() - started < group.millis &&
+          !options.shouldStop?.()
+        );
+        options.onGroupEnd?.();
+      }),
+    )();
     return finished;
   };
   return {

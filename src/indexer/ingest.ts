@@ -9,6 +9,7 @@ import type {
   SourceBatch,
   SourceRecord,
 } from "../sources/types.js";
+import { endBatchFts, flushFts, flushFtsRow, queueFts } from "./fts-queue.js";
 import { loadTombstones, type Tombstones } from "./tombstones.js";
 import { pruneRaw } from "./retention.js";
 
@@ -113,7 +114,6 @@ const UPDATE_DOCUMENT = `
     hit_id = ?, title = ?, body = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?
   WHERE id = ?`;
 const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
-const INSERT_FTS = `INSERT INTO recall_fts (rowid, title, body) VALUES (?, ?, ?)`;
 
 const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
 const DELETE_RECORD = `DELETE FROM recall_records WHERE conversation = ? AND record_key = ?`;
@@ -138,6 +138,9 @@ const UPSERT_CHECKPOINT = `
   VALUES (@source, @key, @offset, @size, @mtime, @headHash, @state, @updatedAt)
   ON CONFLICT (source, key) DO UPDATE SET offset = excluded.offset, size = excluded.size, mtime = excluded.mtime,
     head_hash = excluded.head_hash, state = excluded.state, updated_at = excluded.updated_at`;
+
+const CLEAR_PARTICIPANTS = `DELETE FROM recall_document_participants WHERE document = ?`;
+const INSERT_PARTICIPANT = `INSERT OR IGNORE INTO recall_document_participants (identity, document) VALUES (?, ?)`;
 
 const INSERT_ALIAS = `INSERT OR IGNORE INTO recall_session_aliases (alias, session, source) VALUES (?, ?, ?)`;
 
@@ -205,9 +208,17 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
   const level = options.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
   const compressed = batch.rawChunks.map((chunk) => deflateRawSync(chunk.bytes, { level }));
   const engine = prepareWriter(db);
-  const fts: Map<number, FtsRow> | null = engine === "fts5" ? new Map() : null;
+  const fts = engine === "fts5";
   const write = () => {
     const tombstones = loadTombstones(db);
+    // These statements' triggers delete or rewrite FTS rows, which must exist by then.
+    if (
+      fts &&
+      (batch.resets.length > 0 ||
+        (batch.deletions?.length ?? 0) > 0 ||
+        batch.conversations.some((c) => c.kind === "chat"))
+    )
+      flushFts(db);
     for (const id of batch.resets) {
       statement(db, RESET_DOCUMENTS).run(id);
       statement(db, RESET_RECORDS).run(id);
@@ -322,8 +333,8 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     if (options.rawMaxBytesPerSource) {
       result.pruned = pruneRaw(db, options.source, options.rawMaxBytesPerSource);
     }
-    // Last: FTS rows of new documents, so FTS5 buffers them and flushes once at commit.
-    if (fts) for (const [id, row] of fts) statement(db, INSERT_FTS).run(id, row.title, row.body);
+    // Last: FTS rows of new documents (fts-queue.ts), here or at the end of a backfill group.
+    if (fts) endBatchFts(db);
   };
   // Inside a caller's transaction (a backfill groups ticks) the batch joins it directly: a
   // nested savepoint would copy every page it touches into a sub-journal.
@@ -393,21 +404,16 @@ function mergeRef(a: ConversationRef, b: ConversationRef): ConversationRef {
   };
 }
 
-interface FtsRow {
-  title: string;
-  body: string;
-}
-
 /**
  * Writes the retained record and, when the projection is indexable, its document. With FTS5,
- * a new document's FTS row is queued in `fts` and inserted at the end of the batch.
+ * a new document's FTS row is queued (fts-queue.ts) and inserted after the batch's other writes.
  */
 function writeRecord(
   db: Db,
   record: SourceRecord,
   write: ConversationWrite,
   projectionVersion: number,
-  fts: Map<number, FtsRow> | null,
+  fts: boolean,
 ): boolean {
   const conv = record.conversation;
   const projected = projectRecord(record.content);
@@ -461,12 +467,8 @@ function writeRecord(
   const doc = statement(db, FIND_DOCUMENT).get(conv.source, key) as
     { id: number; conversation: string | null } | undefined;
   if (doc && doc.conversation !== conv.id) return false; // the first conversation keeps it
-  // A document inserted earlier in this batch gets its FTS row now, before a trigger deletes it.
-  const queued = doc && fts ? fts.get(doc.id) : undefined;
-  if (doc && queued) {
-    statement(db, INSERT_FTS).run(doc.id, queued.title, queued.body);
-    fts!.delete(doc.id);
-  }
+  // A document inserted earlier gets its FTS row before a trigger deletes or rewrites it.
+  if (doc && fts) flushFtsRow(db, doc.id);
   if (!projected.search.indexable) {
     if (doc) statement(db, DELETE_DOCUMENT).run(doc.id);
     return false;
@@ -493,6 +495,7 @@ function writeRecord(
       projectionVersion,
       doc.id,
     );
+    if (record.participants) writeParticipants(db, doc.id, record.participants, true);
   } else {
     const info = statement(db, INSERT_DOCUMENT).run(
       conv.source,
@@ -518,9 +521,16 @@ function writeRecord(
       projectionVersion,
       fts ? 1 : 0,
     );
-    fts?.set(Number(info.lastInsertRowid), { title, body });
+    if (fts) queueFts(db, Number(info.lastInsertRowid), { title, body });
+    if (record.participants) writeParticipants(db, Number(info.lastInsertRowid), record.participants, false);
   }
   return true;
+}
+
+/** The identities the `session` filter finds a document under besides its session (bridge messages). */
+function writeParticipants(db: Db, document: number, identities: readonly string[], replace: boolean): void {
+  if (replace) statement(db, CLEAR_PARTICIPANTS).run(document);
+  for (const identity of identities) statement(db, INSERT_PARTICIPANT).run(identity, document);
 }
 
 export type { Tombstones };
