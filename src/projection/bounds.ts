@@ -78,6 +78,27 @@ const MAX_REFERENCE_CHARS = 12;
 /** How far back from its target a resync point is looked for. */
 const RESYNC_SCAN_CHARS = 1 << 16;
 
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * Head buffers of finished sinks, by size, for the next sink: every record makes two sinks
+ * (search and read, 16 and 32 KiB), and allocating zeroed buffers for each cost more than
+ * projecting a typical turn. A sink takes one on construction and gives it back in finish();
+ * an abandoned sink's buffer is simply collected.
+ */
+const HEAD_POOL = new Map<number, Uint8Array[]>();
+const HEAD_POOL_MAX = 8;
+
+function takeHead(size: number): Uint8Array {
+  return HEAD_POOL.get(size)?.pop() ?? new Uint8Array(size);
+}
+
+function giveHead(buffer: Uint8Array): void {
+  let free = HEAD_POOL.get(buffer.length);
+  if (!free) HEAD_POOL.set(buffer.length, (free = []));
+  if (free.length < HEAD_POOL_MAX) free.push(buffer);
+}
+
 /** The characters the normaliser treats as blank (spaces, controls, line breaks). */
 function isBlank(c: number): boolean {
   return c <= 0x20 || (c >= 0x7f && c <= 0xa0) || c === 0x2028 || c === 0x2029 || isUnicodeBlank(c);
@@ -108,13 +129,18 @@ export class ProjectionSink {
   private readonly headBytesCap: number;
   private readonly tailBytesCap: number;
 
-  /** The first `maxBytes` bytes of output, UTF-8 encoded. */
-  private readonly head: Uint8Array;
+  /** The first `maxBytes` bytes of output, UTF-8 encoded (a pooled buffer: see HEAD_POOL). */
+  private head: Uint8Array;
   private headBytes = 0;
   private headFull = false;
-  /** The last `ring.length` bytes of output, UTF-8 encoded. */
-  private readonly ring: Uint8Array;
+  /**
+   * The last `ring.length` bytes of output, UTF-8 encoded. Only needed once the head is full
+   * (until then the tail is the head's end), so it is allocated and filled then (startRing).
+   */
+  private ring: Uint8Array = NO_BYTES;
+  private readonly ringSize: number;
   private readonly ringMask: number;
+  /** Bytes output so far (the ring's write position once it exists). */
   private ringPos = 0;
   /** A high surrogate waiting for its low half (0 when none). */
   private pendingHigh = 0;
@@ -145,11 +171,20 @@ export class ProjectionSink {
     this.maxBytes = bounds.maxBytes;
     this.headBytesCap = bounds.headBytes;
     this.tailBytesCap = bounds.tailBytes;
-    this.head = new Uint8Array(bounds.maxBytes);
+    this.head = takeHead(bounds.maxBytes);
     let ringSize = 1;
     while (ringSize < bounds.tailBytes + 4) ringSize <<= 1;
-    this.ring = new Uint8Array(ringSize);
+    this.ringSize = ringSize;
     this.ringMask = ringSize - 1;
+  }
+
+  /** The head just filled up: from now on output goes to the ring, seeded with the head's end. */
+  private startRing(): void {
+    this.headFull = true;
+    this.ring = new Uint8Array(this.ringSize);
+    for (let k = Math.max(0, this.headBytes - this.ringSize); k < this.headBytes; k++)
+      this.ring[k & this.ringMask] = this.head[k]!;
+    this.ringPos = this.headBytes;
   }
 
   /**
@@ -196,7 +231,7 @@ export class ProjectionSink {
    * pass. The output is therefore identical to processing every character (tested).
    */
   private writeTail(s: string, from: number, end: number, decode: boolean): void {
-    let window = this.ring.length * 4;
+    let window = this.ringSize * 4;
     for (;;) {
       const target = end - window;
       if (target <= from + 1) break;
@@ -205,7 +240,7 @@ export class ProjectionSink {
         this.applyResync();
         const before = this.ringPos;
         this.process(s, this.resync.p, end, decode);
-        if (this.ringPos - before >= this.ring.length) return;
+        if (this.ringPos - before >= this.ringSize) return;
         this.restore(saved);
       }
       window *= 4;
@@ -471,13 +506,17 @@ export class ProjectionSink {
   finish(): Projection {
     if (this.runLen > 0) this.endRun();
     if (this.pendingHigh !== 0) this.putCodePoint(0xfffd);
-    if (!this.headFull) {
-      const whole = this.nfc(UTF8.decode(this.head.subarray(0, this.headBytes)));
-      if (utf8ByteLength(whole) <= this.maxBytes) return { text: whole, truncated: false };
-      // NFC grew the text past the bound: cut the (small, in-memory) result instead.
-      return { text: this.joinCut(whole, whole), truncated: true };
-    }
     const head = this.nfc(UTF8.decode(this.head.subarray(0, this.headBytes)));
+    // The text is decoded: the head buffer goes back to the pool, and this sink takes no more.
+    giveHead(this.head);
+    this.head = NO_BYTES;
+    this.headBytes = 0;
+    this.headFull = true;
+    if (this.ring === NO_BYTES) {
+      if (utf8ByteLength(head) <= this.maxBytes) return { text: head, truncated: false };
+      // NFC grew the text past the bound: cut the (small, in-memory) result instead.
+      return { text: this.joinCut(head, head), truncated: true };
+    }
     const size = this.ring.length;
     const count = Math.min(this.ringPos, size);
     const ordered = new Uint8Array(count);
@@ -585,8 +624,11 @@ export class ProjectionSink {
     }
     if (c < 0x80) {
       if (!this.headFull) {
-        if (this.headBytes < this.maxBytes) this.head[this.headBytes++] = c;
-        else this.headFull = true;
+        if (this.headBytes < this.maxBytes) {
+          this.head[this.headBytes++] = c;
+          return;
+        }
+        this.startRing();
       }
       this.ring[this.ringPos++ & this.ringMask] = c;
       return;
@@ -619,9 +661,9 @@ export class ProjectionSink {
     if (!this.headFull) {
       if (this.headBytes + n <= this.maxBytes) {
         for (let k = 0; k < n; k++) this.head[this.headBytes++] = b[k]!;
-      } else {
-        this.headFull = true;
+        return;
       }
+      this.startRing();
     }
     for (let k = 0; k < n; k++) this.ring[this.ringPos++ & this.ringMask] = b[k]!;
   }
