@@ -176,6 +176,13 @@ describe("broker election between recall mcp processes", () => {
     expect(index.status, index.stderr).toBe(0);
     expect((JSON.parse(index.stdout) as { by: string }).by).toBe("broker");
 
+    // `recall forget` too: the broker deletes and leaves the tombstone.
+    const forgot = runCli(["forget", "--session", SESSION, "--yes", "--json"], env);
+    expect(forgot.status, forgot.stderr).toBe(0);
+    expect(JSON.parse(forgot.stdout)).toMatchObject({ by: "broker", sessions: [SESSION] });
+    const gone = await search(survivor, "pelican");
+    expect(gone.hits.filter((h) => !h.relaxed)).toEqual([]);
+
     // `recall status` reads the published coverage; the broker's stderr never carries a query.
     const status = JSON.parse(runCli(["status", "--json"], env).stdout) as { coverage: { source: string }[] };
     expect(status.coverage.map((c) => c.source)).toContain("claude-code");

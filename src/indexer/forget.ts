@@ -1,10 +1,16 @@
+import { z } from "zod";
 import path from "node:path";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { sessionsForAlias } from "./aliases.js";
 
-/** What a person asks recall to forget. */
-export type ForgetScope = { session: string } | { project: string } | { since: number; until: number };
+/** What `recall forget` removes; also the payload of the broker's "forget" request. */
+export const ForgetScope = z.union([
+  z.object({ session: z.string().min(1) }).strict(),
+  z.object({ project: z.string().min(1) }).strict(),
+  z.object({ since: z.number().int(), until: z.number().int() }).strict(),
+]);
+export type ForgetScope = z.infer<typeof ForgetScope>;
 
 export interface ForgetResult {
   sessions: string[];

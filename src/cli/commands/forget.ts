@@ -3,6 +3,7 @@ import { createInterface } from "node:readline/promises";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { forget, canonicalProjectArg, type ForgetResult, type ForgetScope } from "../../indexer/forget.js";
+import { brokerOrLocal } from "../broker-work.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import type { Db } from "../../store/open.js";
 import { openHistoryStore } from "../../store/history-store.js";
@@ -109,8 +110,15 @@ export const forgetCommand: CommandModule = {
               return;
             }
           }
-          const result = forget(store.db, scope, now);
-          if (flags.json) printJson(result);
+          // The broker is the index's one writer: ask it, or become it for this write.
+          const work = await brokerOrLocal({
+            home: ctx().home,
+            request: { command: "forget", args: scope },
+            busyMessage: "busy: `recall forget` is writing",
+            local: async () => forget(store.db, scope, now),
+          });
+          const result = work.result as ForgetResult;
+          if (flags.json) printJson({ ...result, by: work.by });
           else process.stdout.write(`Forgot ${describe(result)}; a tombstone keeps them from coming back.\n`);
         } finally {
           store.close();

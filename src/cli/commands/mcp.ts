@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { auditCall } from "../../audit/audit-log.js";
 import { systemClock } from "../../core/clock.js";
 import { electBroker, type BrokerHandle } from "../../indexer/broker.js";
+import { forget, ForgetScope } from "../../indexer/forget.js";
 import { createIndexWorker, type IndexWorker } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { bindChatApp, serverProject } from "../../sources/dyad/apps.js";
@@ -83,6 +84,9 @@ export const mcpCommand: CommandModule = {
                 return { pid: process.pid, worker: w.figures() };
               case "index":
                 return w.catchUp(progress);
+              case "forget":
+                // The broker is the one writer: `recall forget` asks it when it runs.
+                return forget(writer!, ForgetScope.parse(request.args), Date.now());
               case "reindex": {
                 log("reindex requested over the local channel");
                 const result = await w.reindex(progress);
