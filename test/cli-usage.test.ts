@@ -45,8 +45,8 @@ describe("recall CLI shell", () => {
     expectUsageError(["search", "x", "--limit", "ten"], /--limit/);
   });
 
-  it("says plainly when a command is not implemented yet", () => {
-    expectUsageError(["bridge"], /not implemented yet/);
+  it("says plainly when a command needs a verb", () => {
+    expectUsageError(["bridge"], /needs a verb: post, ask, answer, decide, run or bind/);
   });
 
   it("validates search input with a message naming the field (exit 3)", () => {

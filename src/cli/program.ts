@@ -31,11 +31,6 @@ const PLACEHOLDERS: { name: string; args?: string; summary: string; json?: boole
     summary: "run one tool against a host chat database, as the host would",
     json: true,
   },
-  {
-    name: "bridge",
-    args: "[verb]",
-    summary: "write agent-bridge records: post, ask, answer, decide, run, bind",
-  },
 ];
 
 export function buildProgram(ctx: () => CliContext, modules: CommandModule[], version: string): Command {

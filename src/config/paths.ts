@@ -30,3 +30,18 @@ export function agentRoots(env: Env = process.env) {
     dyadUserData: path.join(env.XDG_CONFIG_HOME || path.join(h, ".config"), "dyad"),
   };
 }
+
+/**
+ * The agent-bridge store's root (bridge.db, archive.db, runs/): RECALL_BRIDGE_DIR, else
+ * config.json's sources.bridgeDir, else RECALL_HOME/bridge. See docs/bridge-store.md.
+ */
+export function bridgeRoot(env: Env = process.env, configured?: string): string {
+  if (env.RECALL_BRIDGE_DIR) return path.resolve(env.RECALL_BRIDGE_DIR);
+  if (configured) {
+    const h = home(env);
+    return path.resolve(
+      configured === "~" ? h : configured.startsWith("~/") ? path.join(h, configured.slice(2)) : configured,
+    );
+  }
+  return path.join(recallHome(env), "bridge");
+}

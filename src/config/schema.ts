@@ -14,6 +14,8 @@ export const ConfigSchema = z
         dyadDatabases: z.array(z.string().min(1)).default([]),
         /** Dyad's apps folder, against which relative apps.path values resolve. */
         dyadAppsDir: z.string().min(1).optional(),
+        /** The agent-bridge store's root (docs/bridge-store.md); RECALL_BRIDGE_DIR overrides it. */
+        bridgeDir: z.string().min(1).optional(),
       })
       .strict()
       .default({ claude: true, codex: true, opencode: true, dyad: true, dyadDatabases: [] }),

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { generateBridge } from "./bridge.js";
 import { CanaryPool } from "./canaries.js";
 import { generateClaude } from "./claude-code.js";
 import { generateCodex } from "./codex.js";
@@ -137,6 +138,7 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     // Let the event loop breathe between sources (progress bars, signals).
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
+  const bridge = generateBridge(rng.fork("bridge"), text, paths.bridgeDir, baseTime, allProjects);
   progress.finish();
   const manifest: DemoManifest = {
     root,
@@ -146,6 +148,7 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     projects: allProjects.filter((p) => usedProjects.has(p)),
     needles,
     canaries: pool.used(),
+    bridge,
   };
   writeManifest(manifest);
   return manifest;

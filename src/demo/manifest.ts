@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { BridgeDemoCounts } from "./bridge.js";
 import { writeWholeFile } from "./writer.js";
 
 /** The four sources the demo corpus writes. */
@@ -67,7 +68,11 @@ export interface DemoManifest {
     opencodeDataDir: string;
     dyadDb: string;
     dyadAppsDir: string;
+    /** The agent-bridge store (RECALL_BRIDGE_DIR; the default bridge root when RECALL_HOME is unset). */
+    bridgeDir: string;
   };
+  /** Agent-bridge records written through the bridge writer. */
+  bridge: BridgeDemoCounts;
   /** Absolute project (cwd) paths used; they live under the corpus's fake HOME, /home/demo. */
   projects: string[];
   needles: Needle[];
@@ -84,6 +89,7 @@ export function demoPaths(root: string): DemoManifest["paths"] {
     opencodeDataDir: path.join(root, ".local", "share", "opencode"),
     dyadDb: path.join(root, ".config", "dyad", "sqlite.db"),
     dyadAppsDir: path.join(root, "dyad-apps"),
+    bridgeDir: path.join(root, ".local", "share", "recall", "bridge"),
   };
 }
 

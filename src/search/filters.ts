@@ -15,6 +15,11 @@ export interface DocumentFilters {
   excludeSession?: string;
   /** The calling session and its known aliases: their own records are left out. */
   excludeSessions?: string[];
+  /**
+   * False on an index not migrated to schema v2 yet (a reader never migrates): `sessions` then
+   * matches document sessions only, not bridge message participants.
+   */
+  participants?: boolean;
 }
 
 /** SQL conditions over alias `d` (recall_documents) and their parameters. */
@@ -26,10 +31,26 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
     params.push(...values);
   };
   if (filters.project !== undefined) add("d.project = ?", filters.project);
-  if (filters.sessions !== undefined) {
+  if (filters.sessions !== undefined && filters.participants === false) {
     add(`d.session IN (${filters.sessions.map(() => "?").join(", ") || "NULL"})`, ...filters.sessions);
+  } else if (filters.sessions !== undefined) {
+    const marks = filters.sessions.map(() => "?").join(", ") || "NULL";
+    // A bridge message is one document for its sender and every recipient (a broadcast): any
+    // of those identities finds it.
+    add(
+      `(d.session IN (${marks}) OR d.id IN (SELECT p.document FROM recall_document_participants p WHERE p.identity IN (${marks})))`,
+      ...filters.sessions,
+      ...filters.sessions,
+    );
   }
-  if (filters.job !== undefined) add("d.job = ?", filters.job);
+  if (filters.job !== undefined) {
+    // Run metadata names the CLI session a job ran in: the job's transcripts match too.
+    add(
+      `(d.job = ? OR d.session IN (SELECT r.session FROM recall_documents r WHERE r.job = ? AND r.kind = 'run' AND r.session IS NOT NULL))`,
+      filters.job,
+      filters.job,
+    );
+  }
   if (filters.agent !== undefined) add("d.agent = ?", filters.agent);
   if (filters.kind !== undefined) add("d.kind = ?", filters.kind);
   if (filters.since !== undefined) add("d.at >= ?", filters.since);

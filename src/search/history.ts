@@ -41,6 +41,21 @@ export function runEngine(db: Db, engine: Engine, request: EngineSearch): Ranked
   return engine === "fts5" ? searchFts5(db, request) : searchPlain(db, request);
 }
 
+const participantTables = new WeakMap<Db, boolean>();
+
+/** Whether the index has schema v2's participants table (a reader may face an older index). */
+function hasParticipants(db: Db): boolean {
+  let has = participantTables.get(db);
+  if (has === undefined) {
+    has =
+      db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_document_participants'")
+        .get() !== undefined;
+    participantTables.set(db, has);
+  }
+  return has;
+}
+
 function toHit(doc: RankedDocument, relaxed: boolean): HistoryHit {
   const hit: HistoryHit = {
     id: doc.hitId,
@@ -74,6 +89,7 @@ export function searchHistory(
   limit: number,
 ): HistorySearchResult {
   const tokens = queryTokens(query, MAX_QUERY_TOKENS);
+  if (filters.sessions !== undefined && !hasParticipants(db)) filters = { ...filters, participants: false };
   const strict = runEngine(db, engine, { tokens, match: "all", filters, limit });
   const hits = strict.map((d) => toHit(d, false));
   if (hits.length < limit && tokens.length > 1) {

@@ -1,5 +1,6 @@
-import type { Env } from "../config/paths.js";
+import { bridgeRoot, type Env } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
+import { BridgeSource } from "./bridge/source.js";
 import { createClaudeSource } from "./claude-code/source.js";
 import { createCodexSource } from "./codex/source.js";
 import { dyadDatabases, DyadSource, DYAD_SOURCE } from "./dyad/source.js";
@@ -27,5 +28,6 @@ export function createSources(env: Env, config: Config, options: CreateSourcesOp
     if (database.name === DYAD_SOURCE && !config.sources.dyad) continue;
     sources.push(new DyadSource(database));
   }
+  sources.push(new BridgeSource({ root: bridgeRoot(env, config.sources.bridgeDir) }));
   return sources;
 }

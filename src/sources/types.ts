@@ -51,6 +51,11 @@ export interface SourceRecord {
   branch?: string | null;
   appId?: number;
   chatId?: number;
+  /**
+   * Identities besides `session` under which the `session` filter finds this record's document
+   * (a bridge message's sender and every recipient: a broadcast stays one document).
+   */
+  participants?: string[];
 }
 
 export interface SourceCheckpoint {

@@ -16,6 +16,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModul
   demo: async () => (await import("./demo.js")).demoCommand,
   tool: async () => (await import("./tool.js")).toolCommand,
   mcp: async () => (await import("./mcp.js")).mcpCommand,
+  bridge: async () => (await import("./bridge.js")).bridgeCommand,
 };
 
 /** The command modules a given argv needs: just the named one, or all of them for help and errors. */

@@ -1,7 +1,8 @@
 import type { Migration } from "../migrate.js";
 import { historyV1, type HistorySchemaContext } from "./history-v1.js";
+import { historyV2 } from "./history-v2.js";
 
 export type { HistorySchemaContext };
 
 /** history.db's migrations, oldest first. Append; never edit a released step. */
-export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [historyV1];
+export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [historyV1, historyV2];

@@ -1,0 +1,127 @@
+import { existsSync } from "node:fs";
+import { notFound, validationError } from "../core/errors.js";
+import { decisionRevisions, hasTables } from "../bridge/read.js";
+import { Topic } from "../bridge/records.js";
+import { locateRun } from "../bridge/runs.js";
+import { bridgePaths } from "../bridge/schema.js";
+import { FileByteSource, READ_CHUNK_BYTES } from "../sources/files/byte-source.js";
+import { openSourceDatabase } from "../store/open.js";
+
+/**
+ * Read services behind the links bridge hits carry — /api/runs/<run>?from=<offset> and
+ * /api/decisions/<topic>/history — reading the bridge store itself (read-only), not the index.
+ * Inputs arrive from URLs: each is validated here (Validation), and a run is only ever looked
+ * up by its basename inside runs/ or runs/archive/ (NotFound otherwise).
+ */
+
+export interface RunChunk {
+  /** The run's `.log` basename. */
+  run: string;
+  job: string;
+  archived: boolean;
+  /** Byte offset the chunk starts at. */
+  from: number;
+  /** Offset of the following chunk, or null when this one reaches the end of the log. */
+  next: number | null;
+  /** The log's size when read. */
+  size: number;
+  text: string;
+}
+
+export interface DecisionRevision {
+  id: string;
+  topic: string;
+  rev: number;
+  decision: string;
+  rationale: string | null;
+  decidedBy: string;
+  project: string | null;
+  job: string | null;
+  at: number;
+}
+
+export interface DecisionHistory {
+  topic: string;
+  revisions: DecisionRevision[];
+}
+
+/** A byte offset from a URL (`?from=`): a decimal integer ≥ 0. */
+function parseOffset(from: number | string): number {
+  const value = typeof from === "number" ? from : /^\d{1,15}$/.test(from.trim()) ? Number(from.trim()) : NaN;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw validationError("from must be a byte offset (an integer ≥ 0)");
+  return value;
+}
+
+/**
+ * A bounded chunk (at most 64 KiB) of a run log from a byte offset. A chunk that does not reach
+ * the end stops after its last complete line (or on a UTF-8 boundary for a longer line), and
+ * `next` continues from there.
+ */
+export function readRunChunk(root: string, run: string, from: number | string = 0): RunChunk {
+  const offset = parseOffset(from);
+  const where = locateRun(root, run);
+  const source = new FileByteSource(where.log);
+  try {
+    if (offset > source.size) throw validationError(`from is past the end of the log (${source.size} bytes)`);
+    let bytes = source.read(offset, READ_CHUNK_BYTES);
+    const end = offset + bytes.length >= source.size;
+    if (!end) {
+      const newline = bytes.lastIndexOf(0x0a);
+      let cut = newline >= 0 ? newline + 1 : bytes.length;
+      if (newline < 0) while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
+      bytes = bytes.subarray(0, cut > 0 ? cut : bytes.length);
+    }
+    const next = offset + bytes.length;
+    return {
+      run: where.name.log,
+      job: where.name.job,
+      archived: where.archived,
+      from: offset,
+      next: next >= source.size ? null : next,
+      size: source.size,
+      text: new TextDecoder().decode(bytes),
+    };
+  } finally {
+    source.close();
+  }
+}
+
+/** Revisions read per query while collecting a topic's history. */
+const PAGE = 500;
+
+/** Every revision of a decision topic, oldest first. */
+export function decisionHistory(root: string, topic: string): DecisionHistory {
+  const parsed = Topic.safeParse(topic);
+  if (!parsed.success) throw validationError("topic must be 1-128 letters, digits or . _ -");
+  const file = bridgePaths(root).db;
+  if (!existsSync(file)) throw notFound(`decision ${parsed.data} not found`);
+  const db = openSourceDatabase(file);
+  try {
+    if (!hasTables(db, ["decisions"])) throw notFound(`decision ${parsed.data} not found`);
+    const revisions: DecisionRevision[] = [];
+    let after = 0;
+    for (;;) {
+      const rows = decisionRevisions(db, parsed.data, after, PAGE);
+      for (const r of rows) {
+        revisions.push({
+          id: `decision:${r.topic}@${r.rev}`,
+          topic: r.topic,
+          rev: r.rev,
+          decision: r.decision,
+          rationale: r.rationale,
+          decidedBy: r.decidedBy,
+          project: r.project,
+          job: r.job,
+          at: r.decidedAt,
+        });
+      }
+      if (rows.length < PAGE) break;
+      after = rows.at(-1)!.rev;
+    }
+    if (revisions.length === 0) throw notFound(`decision ${parsed.data} not found`);
+    return { topic: parsed.data, revisions };
+  } finally {
+    db.close();
+  }
+}
