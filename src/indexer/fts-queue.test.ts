@@ -25,7 +25,10 @@ const record = (conv: ConversationRef, key: string, text: string): SourceRecord 
   at: 1_700_000_000_000,
   role: "user",
   kind: "transcript",
-  content: { type: "turn", turn: { role: "user", blocks: [{ type: "text", text }] } },
+  content: {
+    type: "turn",
+    turn: { role: "user", blocks: [{ type: "text", text }], isCompactionSummary: false },
+  },
   cursor: null,
   message: null,
   job: null,
