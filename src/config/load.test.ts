@@ -37,6 +37,36 @@ describe("config", () => {
     expect(() => loadConfig(dir)).toThrow(expect.objectContaining({ kind: "Config" }));
   });
 
+  it("defaults historyAnswer to the spec's order and models", () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    expect(loadConfig(t.dir).historyAnswer).toEqual({
+      preference: ["codex", "claude", "opencode"],
+      codexModel: "gpt-6-luna",
+      claudeModel: "haiku",
+      opencodeModel: null,
+    });
+    const partial = withConfig(JSON.stringify({ historyAnswer: { preference: ["claude"] } }));
+    expect(loadConfig(partial).historyAnswer).toMatchObject({
+      preference: ["claude"],
+      codexModel: "gpt-6-luna",
+    });
+  });
+
+  it.each([
+    [{ preference: ["codex", "gemini"] }, /historyAnswer\.preference\[1\]: /],
+    [{ preference: [] }, /historyAnswer\.preference: /],
+    [{ preference: ["claude", "claude"] }, /historyAnswer\.preference: must not name a provider twice/],
+    [{ codexModel: "--yolo" }, /historyAnswer\.codexModel: must be a model id/],
+    [{ claudeModel: "" }, /historyAnswer\.claudeModel: /],
+    [{ opencodeModel: "big-pickle" }, /historyAnswer\.opencodeModel: must be provider\/model/],
+    [{ opencodeModel: 7 }, /historyAnswer\.opencodeModel: /],
+    [{ fallbackModel: "sonnet" }, /historyAnswer\.fallbackModel: unknown field/],
+  ])("names the historyAnswer field at fault: %j", (historyAnswer, pattern) => {
+    const dir = withConfig(JSON.stringify({ historyAnswer }));
+    expect(() => loadConfig(dir)).toThrow(pattern);
+  });
+
   it("resolves RECALL_HOME and the agents' roots from the environment", () => {
     expect(recallHome({ RECALL_HOME: "/x/y" })).toBe("/x/y");
     expect(recallHome({ HOME: "/h", XDG_DATA_HOME: "/d" })).toBe("/d/recall");

@@ -8,7 +8,8 @@ import { queryTokens } from "../../search/query.js";
 import type { CoverageEntry } from "../../store/coverage-row.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import { SearchHistoryInput } from "../../tools/search-history-input.js";
-import { runSearchHistory } from "../../tools/search-history.js";
+import { runSearchHistoryAnswered, type SearchHistoryOutput } from "../../tools/search-history.js";
+import { createAnswerer } from "../../answer/index.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { highlight } from "../highlight.js";
@@ -23,6 +24,7 @@ interface SearchFlags {
   until?: string;
   limit?: string;
   json?: boolean;
+  answer?: boolean;
 }
 
 function parseLimit(value: string | undefined): number | undefined {
@@ -38,6 +40,14 @@ export function formatHit(hit: HistoryHit, tokens: string[], color: boolean): st
     .join(" · ");
   const mark = `${hit.relaxed ? " (relaxed)" : ""}${hit.active ? " (active)" : ""}`;
   return `${when}  ${where}${mark}\n  ${highlight(hit.snippet, tokens, color)}\n  ${hit.id}\n`;
+}
+
+/** The answer block of human output: its text (or why there is none), then the sources it cites. */
+export function formatAnswer(answer: NonNullable<SearchHistoryOutput["answer"]>): string {
+  const by = answer.agent ? ` (${answer.agent}${answer.model ? ` · ${answer.model}` : ""})` : "";
+  const head = answer.error ? `answer unavailable${by}: ${answer.error}` : `answer${by}:\n${answer.text}`;
+  const sources = answer.sources.map((s) => `  [${s.id}] ${s.link}`);
+  return `${[head, ...(sources.length ? ["sources:", ...sources] : [])].join("\n")}\n\n`;
 }
 
 /** One line when any source is not caught up, so a thin result never hides an unfinished index. */
@@ -70,6 +80,10 @@ export const searchCommand: CommandModule = {
       .option("--since <time>", "epoch ms or ISO 8601 with timezone")
       .option("--until <time>", "epoch ms or ISO 8601 with timezone")
       .option("--limit <n>", "1..50, default 10")
+      .option(
+        "--answer",
+        "also ask one cheap model CLI for an answer citing the top hits (see README: Answers)",
+      )
       .option("--json", "print the tool's JSON")
       .action(async (words: string[], flags: SearchFlags) => {
         const filters = Object.fromEntries(
@@ -81,6 +95,7 @@ export const searchCommand: CommandModule = {
           query: words.join(" "),
           filters: Object.keys(filters).length ? filters : undefined,
           limit: parseLimit(flags.limit),
+          answer: flags.answer === true,
         });
         const store = await openHistoryStore({
           home: ctx().home,
@@ -89,16 +104,18 @@ export const searchCommand: CommandModule = {
         });
         try {
           const started = performance.now();
-          const result = runSearchHistory(
+          const result = await runSearchHistoryAnswered(
             store.db,
             store.engine,
             input,
             ctx().env.RECALL_SESSION_ID || undefined,
+            createAnswerer({ env: ctx().env, config: () => ctx().config().historyAnswer }),
           );
           auditCall(ctx().home, "cli", "search_history", performance.now() - started, JSON.stringify(result));
           if (flags.json) return printJson(result);
           const tokens = queryTokens(input.query);
           const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+          if (result.answer) process.stdout.write(formatAnswer(result.answer));
           if (result.hits.length === 0) process.stdout.write("no hits\n");
           for (const hit of result.hits) process.stdout.write(formatHit(hit, tokens, color));
           const note = coverageNote(result.coverage);
