@@ -92,6 +92,12 @@ describe("recall mcp over stdio (real SDK client, real process)", () => {
       );
       expect(more.records[0].id).not.toBe(conv.records[0].id);
     }
+    // The audit names the conversation read (not its record ids), and no text.
+    const audit = readFileSync(path.join(demo.env.RECALL_HOME!, "audit.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { tool: string; returned: string[] });
+    expect(audit.filter((a) => a.tool === "get_conversation").at(-1)?.returned).toEqual([hit.conversation]);
   });
 
   it("finds a Dyad needle with search_chats in the server's own app and expands it with read_chat", async () => {

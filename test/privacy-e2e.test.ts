@@ -1,8 +1,8 @@
 /**
  * Privacy end to end over the demo corpus: the canary markers the generator plants in bodies a
  * correct projection drops (thinking, tool output, file writes, payloads) never appear in any
- * MCP or CLI output, nor in the index's derived tables; and a query string is never written to
- * any file under RECALL_HOME nor to stderr.
+ * MCP, CLI or HTTP output (a real `recall serve`), nor in the index's derived tables; and a query
+ * string is never written to any file under RECALL_HOME nor to stderr.
  *
  * Honest caveat: history.db does hold the real canaries, inside recall_raw_chunks — the exact
  * source bytes kept (deflate-compressed) so `recall export` can give a deleted transcript back.
@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CANARY_PATTERN } from "../src/demo/canaries.js";
 import { CLI, runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
+import { httpRequest, login, startServe, type ServeProcess } from "./helpers/http.js";
 
 let demo: DemoHome;
 let client: Client;
@@ -30,6 +31,14 @@ let canaryConversations: string[] = [];
 /** Canaries that really occur in what was indexed. */
 let presentCanaries: string[] = [];
 const cliStderr: string[] = [];
+let serve: ServeProcess;
+let cookie = "";
+
+/** An authenticated GET to the real `recall serve`: status and raw body. */
+async function http(p: string): Promise<{ status: number; body: string }> {
+  const r = await httpRequest(serve.port, p, { headers: { Cookie: cookie } });
+  return { status: r.status, body: r.body };
+}
 
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
 const leaks = (s: string) => s.match(CANARY_PATTERN) ?? [];
@@ -89,10 +98,13 @@ beforeAll(async () => {
   transport.stderr?.on("data", (d: Buffer) => (mcpStderr += d.toString()));
   client = new Client({ name: "privacy-test", version: "1.0.0" });
   await client.connect(transport);
+  serve = await startServe(demo.env);
+  cookie = await login(serve.loginUrl);
 });
 
 afterAll(async () => {
   await client?.close();
+  await serve?.stop();
   demo?.cleanup();
 });
 
@@ -192,6 +204,54 @@ describe("privacy end to end (demo corpus)", () => {
     expect(leaks(cli(["status", "--json"]).stdout)).toEqual([]);
   });
 
+  it("never returns a canary over HTTP: /api/search, /api/history of every hit, /api/conversations pages", async () => {
+    let documents = 0;
+    for (const canary of presentCanaries) {
+      const r = await http(`/api/search?${new URLSearchParams({ q: canary, limit: "50" })}`);
+      expect(r.status).toBe(200);
+      expect(leaks(r.body)).toEqual([]);
+      const out = JSON.parse(r.body) as { hits: { relaxed?: boolean; sourceLink: string }[] };
+      expect(out.hits.filter((h) => !h.relaxed)).toEqual([]);
+    }
+    for (const q of ["decision", "error output", "file written", "token auth"]) {
+      const r = await http(`/api/search?${new URLSearchParams({ q, limit: "50" })}`);
+      expect(leaks(r.body)).toEqual([]);
+      for (const hit of (JSON.parse(r.body) as { hits: { sourceLink: string }[] }).hits) {
+        const doc = await http(hit.sourceLink);
+        expect(doc.status).toBe(200);
+        expect(leaks(doc.body)).toEqual([]);
+        documents += 1;
+      }
+    }
+    expect(documents).toBeGreaterThan(20);
+    let pages = 0;
+    for (const id of canaryConversations) {
+      const base = `/api/conversations/${encodeURIComponent(id)}`;
+      let after: string | null = null;
+      const seen: string[] = [];
+      do {
+        const r = await http(`${base}?${new URLSearchParams({ limit: "100", ...(after ? { after } : {}) })}`);
+        expect(r.status).toBe(200);
+        expect(leaks(r.body)).toEqual([]);
+        const page = JSON.parse(r.body) as { records: { id: string }[]; next: string | null };
+        seen.push(...page.records.map((rec) => rec.id));
+        after = page.next;
+        pages += 1;
+      } while (after && pages < 500);
+      // The dashboard's window around a record and the page before it read the same records.
+      const middle = seen[Math.floor(seen.length / 2)];
+      if (middle && /^[a-z]+:/.test(middle) && !middle.includes("#")) {
+        const around = await http(`${base}?${new URLSearchParams({ around: middle, limit: "50" })}`);
+        expect(around.status).toBe(200);
+        expect(leaks(around.body)).toEqual([]);
+        const prev = (JSON.parse(around.body) as { prev: string | null }).prev;
+        if (prev)
+          expect(leaks((await http(`${base}?${new URLSearchParams({ before: prev })}`)).body)).toEqual([]);
+      }
+    }
+    expect(pages).toBeGreaterThanOrEqual(canaryConversations.length);
+  });
+
   it("never writes a query to any file under RECALL_HOME or to stderr", async () => {
     const marker = `CANARYQUERY${randomBytes(8).toString("hex")}`;
     const queries = [marker, `decision ${marker}`, `${marker} token`];
@@ -204,6 +264,15 @@ describe("privacy end to end (demo corpus)", () => {
     }
     await client.callTool({ name: "get_conversation", arguments: { id: marker } });
     cli(["conversation", marker]);
+    for (const query of queries) {
+      expect((await http(`/api/search?${new URLSearchParams({ q: query })}`)).status).toBe(200);
+      expect((await http(`/api/search?${new URLSearchParams({ q: query, since: "nope" })}`)).status).toBe(
+        400,
+      );
+      expect((await http(`/api/search?${new URLSearchParams({ q: query, agent: query })}`)).status).toBe(400);
+    }
+    expect((await http(`/api/conversations/${encodeURIComponent(marker)}`)).status).toBe(404);
+    expect((await http(`/api/history/${encodeURIComponent(`message:${marker}`)}`)).status).toBe(404);
     const needles = [marker, ...presentCanaries.slice(0, 20)];
     const files = filesUnder(recallHome);
     expect(files.some((f) => f.endsWith("audit.jsonl"))).toBe(true);
@@ -218,11 +287,12 @@ describe("privacy end to end (demo corpus)", () => {
         expect(bytes.includes(Buffer.from(needle)), `${needle} in ${file}`).toBe(false);
       }
     }
-    for (const stderr of [mcpStderr, ...cliStderr]) {
+    for (const stderr of [mcpStderr, serve.stderr(), serve.stdout(), ...cliStderr]) {
       for (const needle of needles) expect(stderr).not.toContain(needle);
     }
     const audit = readFileSync(path.join(recallHome, "audit.jsonl"), "utf8");
     expect(audit).toContain('"surface":"cli"');
     expect(audit).toContain('"surface":"mcp"');
+    expect(audit).toContain('"surface":"http"');
   });
 });

@@ -2,30 +2,60 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
+import { httpRequest, login, startServe } from "./helpers/http.js";
 import { tempDir } from "./helpers/tmp.js";
 
+/** A machine with no agent history anywhere recall looks. */
+function emptyMachine(dir: string): Record<string, string> {
+  return {
+    HOME: dir,
+    RECALL_HOME: "",
+    XDG_DATA_HOME: "",
+    XDG_CONFIG_HOME: "",
+    CLAUDE_CONFIG_DIR: "",
+    CODEX_HOME: "",
+    OPENCODE_DB: "",
+  };
+}
+
 describe("npm start on a machine without agent history", () => {
-  it("indexes the demo corpus and prints a sample search with a hit", () => {
+  it("indexes the demo corpus and prints a sample search with a hit (--no-serve stops there)", () => {
     const t = tempDir();
-    const env = {
-      HOME: t.dir,
-      RECALL_HOME: "",
-      XDG_DATA_HOME: "",
-      XDG_CONFIG_HOME: "",
-      CLAUDE_CONFIG_DIR: "",
-      CODEX_HOME: "",
-      OPENCODE_DB: "",
-    };
-    const r = runCli(["start"], env);
+    const env = emptyMachine(t.dir);
+    const r = runCli(["start", "--no-serve"], env);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/No agent history found/);
     expect(r.stdout).toMatch(/Indexed \d+ records/);
     const hits = r.stdout.match(/^\s+transcript:/gm) ?? [];
     expect(hits.length).toBeGreaterThan(0);
+    expect(r.stdout).not.toMatch(/Dashboard:/);
     expect(existsSync(path.join(t.dir, ".local", "share", "recall", "history.db"))).toBe(true);
-    // A second start reuses the index: nothing is duplicated.
-    const again = runCli(["start"], env);
+    // A second start reuses the demo corpus and the index: nothing is duplicated.
+    const again = runCli(["start", "--no-serve"], env);
     expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/using the demo corpus/);
+    expect(again.stdout).toMatch(/Indexed 0 records/);
     t.cleanup();
   });
+
+  it("then serves the dashboard over the demo corpus until stopped", async () => {
+    const t = tempDir();
+    const started = await startServe(emptyMachine(t.dir), ["start", "--port", "0"], 120_000);
+    try {
+      expect(started.stdout()).toMatch(/Sample search/);
+      expect(started.loginUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+      const cookie = await login(started.loginUrl);
+      const page = await httpRequest(started.port, "/", { headers: { Cookie: cookie } });
+      expect(page.status).toBe(200);
+      expect(page.body).toContain("<title>recall</title>");
+      const search = await httpRequest(started.port, "/api/search?q=decision", {
+        headers: { Cookie: cookie },
+      });
+      expect(search.status).toBe(200);
+      expect((JSON.parse(search.body) as { hits: unknown[] }).hits.length).toBeGreaterThan(0);
+    } finally {
+      expect(await started.stop()).toBe(0);
+      t.cleanup();
+    }
+  }, 180_000);
 });

@@ -26,10 +26,15 @@ function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-/** Derives the content-free summary of a tool's JSON output. */
+/**
+ * Derives the content-free summary of a tool's JSON output. `args` names what was read when the
+ * output does not (get_conversation's records carry record ids, not their conversation): the id
+ * is kept only when the call succeeded, so it named something indexed, never free text.
+ */
 export function summariseOutput(
   tool: string,
   output: string,
+  args?: unknown,
 ): Omit<AuditRecord, "at" | "surface" | "tool" | "durationMs"> {
   let parsed: Record<string, unknown> = {};
   try {
@@ -51,10 +56,13 @@ export function summariseOutput(
     ids.add(`chat:${String(asRecord(parsed.chat).chat_id)}`);
   } else if (Array.isArray(parsed.records)) {
     results = parsed.records.length;
-    for (const r of parsed.records) {
-      const id = String(asRecord(r).id);
-      ids.add(id.includes("#") ? id.slice(0, id.indexOf("#")) : id);
-    }
+    const read = asRecord(args).id;
+    if (tool === "get_conversation" && typeof read === "string" && read.length <= 500) ids.add(read);
+    else
+      for (const r of parsed.records) {
+        const id = String(asRecord(r).id);
+        ids.add(id.includes("#") ? id.slice(0, id.indexOf("#")) : id);
+      }
   }
   return {
     ok: !parsed.error,
@@ -85,13 +93,14 @@ export function auditCall(
   tool: string,
   durationMs: number,
   output: string,
+  args?: unknown,
 ): void {
   appendAudit(home, {
     at: Date.now(),
     surface,
     tool,
     durationMs: Math.round(durationMs * 10) / 10,
-    ...summariseOutput(tool, output),
+    ...summariseOutput(tool, output, args),
   });
 }
 

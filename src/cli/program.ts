@@ -20,7 +20,6 @@ const PLACEHOLDERS: { name: string; args?: string; summary: string; json?: boole
     args: "<conversation>",
     summary: "write a conversation's retained raw bytes back verbatim",
   },
-  { name: "serve", summary: "serve the authenticated dashboard and HTTP API on loopback" },
   {
     name: "mcp",
     summary: "run the MCP stdio server (search_history, get_conversation, search_chats, read_chat)",

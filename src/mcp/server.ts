@@ -10,6 +10,8 @@ export interface McpCallRecord {
   ok: boolean;
   durationMs: number;
   output: string;
+  /** The call's arguments, for the audit's ids only (never stored whole). */
+  args: unknown;
 }
 
 export interface McpServerOptions {
@@ -66,11 +68,13 @@ export function createMcpServer(options: McpServerOptions): Server {
         : options.context;
     try {
       const output = await runTool(tool, request.params.arguments ?? {}, context);
-      options.onCall?.({ tool: tool.name, ok: true, durationMs: performance.now() - started, output });
+      const args = request.params.arguments;
+      options.onCall?.({ tool: tool.name, ok: true, durationMs: performance.now() - started, output, args });
       return { content: [{ type: "text" as const, text: output }] };
     } catch (error) {
       const output = JSON.stringify(toolErrorOutput(error));
-      options.onCall?.({ tool: tool.name, ok: false, durationMs: performance.now() - started, output });
+      const args = request.params.arguments;
+      options.onCall?.({ tool: tool.name, ok: false, durationMs: performance.now() - started, output, args });
       return { content: [{ type: "text" as const, text: output }], isError: true };
     }
   });

@@ -26,11 +26,24 @@ export function navigationLink(hit: LinkFields): string {
       const topic = hit.id.replace(/^decision:/, "").replace(/@[^@]*$/, "");
       return `/api/decisions/${q(topic)}/history`;
     }
-    case "transcript":
-      return `/?session=${q(hit.session ?? "")}&agent=${q(hit.agent)}&from=${q(hit.cursor ?? "")}`;
+    case "transcript": {
+      const link = `/?session=${q(hit.session ?? "")}&agent=${q(hit.agent)}&from=${q(hit.cursor ?? "")}`;
+      const child = childOf(hit);
+      return child === null ? link : `${link}&child=${q(child)}`;
+    }
     case "chat":
       return `/?conversation=${q(hit.conversation ?? "")}&record=${q(hit.id)}`;
     default:
       return `/?message=${q(hit.message ?? hit.id)}`;
   }
+}
+
+/**
+ * A sub-agent transcript that shares its parent's session (Claude Code's
+ * `<agent>:<session>/agent-<id>` conversations) is named by `child`, so a byte cursor, which
+ * is only unique within one file, points into the right file.
+ */
+function childOf(hit: LinkFields): string | null {
+  const prefix = `${hit.agent}:${hit.session ?? ""}/`;
+  return hit.session && hit.conversation?.startsWith(prefix) ? hit.conversation.slice(prefix.length) : null;
 }

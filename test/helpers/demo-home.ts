@@ -22,6 +22,7 @@ export async function createDemoHome(options: { seed?: number; messages?: number
     CODEX_HOME: manifest.paths.codexHome,
     XDG_DATA_HOME: `${t.dir}/home/.local/share`,
     XDG_CONFIG_HOME: `${t.dir}/home/.config`,
+    RECALL_BRIDGE_DIR: manifest.paths.bridgeDir,
   };
   return { manifest, env, cleanup: t.cleanup };
 }

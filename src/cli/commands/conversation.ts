@@ -41,7 +41,14 @@ export const conversationCommand: CommandModule = {
         try {
           const started = performance.now();
           const page = readConversationPage(store.db, args);
-          auditCall(ctx().home, "cli", "get_conversation", performance.now() - started, JSON.stringify(page));
+          auditCall(
+            ctx().home,
+            "cli",
+            "get_conversation",
+            performance.now() - started,
+            JSON.stringify(page),
+            args,
+          );
           if (flags.json) return printJson(page);
           for (const record of page.records) {
             const when = new Date(record.at).toISOString().replace("T", " ").slice(0, 19);

@@ -1,17 +1,12 @@
 import type { Command } from "commander";
 import { auditCall } from "../../audit/audit-log.js";
-import { systemClock } from "../../core/clock.js";
-import { electBroker, type BrokerHandle } from "../../indexer/broker.js";
-import { forget, ForgetScope } from "../../indexer/forget.js";
-import { createIndexWorker, type IndexWorker } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { bindChatApp, serverProject } from "../../sources/dyad/apps.js";
 import { dyadDatabases } from "../../sources/dyad/source.js";
-import { createSources } from "../../sources/registry.js";
-import { openHistoryStore, registerFunctions } from "../../store/history-store.js";
-import { openDatabase, type Db } from "../../store/open.js";
+import { openHistoryStore } from "../../store/history-store.js";
 import { createGetConversationTool } from "../../tools/get-conversation.js";
 import { createSearchHistoryTool } from "../../tools/search-history.js";
+import { joinBrokerElection } from "../broker-process.js";
 import type { CommandModule } from "../program.js";
 
 /** Content-free lines on stderr (stdout carries protocol messages only). */
@@ -42,62 +37,7 @@ export const mcpCommand: CommandModule = {
           engine: ctx().forcedEngine,
         });
         const version = program.version() ?? "0.0.0";
-        let writer: Db | null = null;
-        let worker: IndexWorker | null = null;
-        const broker: BrokerHandle = electBroker({
-          home,
-          onElected: () => {
-            try {
-              // The worker writes through its own connection; searches keep reading through theirs.
-              writer = openDatabase(store.file);
-              registerFunctions(writer);
-              const w = createIndexWorker({
-                db: writer,
-                createSources: () => createSources(env, config),
-                projectionVersion: PROJECTION_VERSION,
-                clock: systemClock,
-                rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
-                writer: "broker",
-                log,
-              });
-              w.start();
-              worker = w;
-              log(`elected broker; indexing ${w.sourceNames().join(", ") || "no sources"} in the background`);
-            } catch (error) {
-              // Still the broker (no second writer starts), but without a worker: say so.
-              log(`elected broker, but the index worker could not start (${(error as Error).name})`);
-            }
-            return async () => {
-              await worker?.stop();
-              worker = null;
-              writer?.close();
-              writer = null;
-            };
-          },
-          onRequest: async (request, progress) => {
-            const w = worker;
-            if (!w) throw new Error("not the broker");
-            switch (request.command) {
-              case "ping":
-                return { pid: process.pid };
-              case "status":
-                return { pid: process.pid, worker: w.figures() };
-              case "index":
-                return w.catchUp(progress);
-              case "forget":
-                // The broker is the one writer: `recall forget` asks it when it runs.
-                return forget(writer!, ForgetScope.parse(request.args), Date.now());
-              case "reindex": {
-                log("reindex requested over the local channel");
-                const result = await w.reindex(progress);
-                log(`reindex done: ${result.index.records} records in ${result.index.batches} batches`);
-                return result;
-              }
-              default:
-                throw new Error(`unknown request ${request.command}`);
-            }
-          },
-        });
+        const broker = joinBrokerElection({ home, file: store.file, sourceEnv: env, config, log });
         let closing: Promise<void> | null = null;
         const shutdown = () => (closing ??= broker.close().catch(() => {}));
         const onSignal = () => void shutdown().finally(() => process.exit(0));
@@ -118,7 +58,7 @@ export const mcpCommand: CommandModule = {
               ...chatTools.tools,
             ],
             context: { session: env.RECALL_SESSION_ID || undefined },
-            onCall: (call) => auditCall(home, "mcp", call.tool, call.durationMs, call.output),
+            onCall: (call) => auditCall(home, "mcp", call.tool, call.durationMs, call.output, call.args),
           });
         } finally {
           await shutdown();

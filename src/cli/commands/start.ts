@@ -1,18 +1,20 @@
 import type { Command } from "commander";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { systemClock } from "../../core/clock.js";
 import { agentRoots, type Env } from "../../config/paths.js";
-import { generateDemoCorpus, type DemoManifest } from "../../demo/index.js";
-import { backfill } from "../../indexer/backfill.js";
+import { generateDemoCorpus, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
+import type { BackfillResult } from "../../indexer/backfill.js";
+import type { WorkProgress } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
-import { createSources } from "../../sources/registry.js";
 import { openHistoryStore } from "../../store/history-store.js";
+import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { progressBar } from "../progress.js";
+import { showProgress } from "./index-command.js";
 import { formatHit } from "./search.js";
+import { parsePort, serveDashboard } from "./serve.js";
 
 const nonEmptyDir = (dir: string) => existsSync(dir) && readdirSync(dir).length > 0;
 
@@ -29,6 +31,20 @@ export function hasAgentHistory(env: Env): boolean {
   );
 }
 
+/**
+ * The demo corpus under `root`: the one an earlier start wrote (its manifest says so), else a
+ * new one. Reusing it keeps a second `npm start` from rewriting (and re-indexing) the corpus.
+ */
+async function demoCorpus(root: string): Promise<DemoManifest> {
+  const file = path.join(root, MANIFEST_FILE);
+  if (existsSync(file)) {
+    process.stdout.write(`No agent history found on this machine; using the demo corpus in ${root}\n`);
+    return JSON.parse(readFileSync(file, "utf8")) as DemoManifest;
+  }
+  process.stdout.write(`No agent history found on this machine; writing a demo corpus to ${root}\n`);
+  return generateDemoCorpus({ root, seed: 1 });
+}
+
 /** The environment that points every CLI source at a demo corpus written under `root`. */
 export function demoEnv(env: Env, manifest: DemoManifest): Env {
   return {
@@ -37,27 +53,32 @@ export function demoEnv(env: Env, manifest: DemoManifest): Env {
     CODEX_HOME: manifest.paths.codexHome,
     XDG_DATA_HOME: path.dirname(manifest.paths.opencodeDataDir),
     OPENCODE_DB: undefined,
+    RECALL_BRIDGE_DIR: manifest.paths.bridgeDir,
   };
 }
 
 /**
  * The main job behind `npm start`: index the agent history on this machine (or, when there
- * is none, a generated demo corpus), then show a sample search.
+ * is none, a generated demo corpus), show a sample search, then serve the dashboard over the
+ * same sources until Ctrl-C (`--no-serve` stops after the sample search).
  */
 export const startCommand: CommandModule = {
   register(program: Command, ctx) {
     program
       .command("start")
-      .description("the main job: index this machine's agent history (or a demo corpus when there is none)")
-      .action(async () => {
+      .description(
+        "the main job: index this machine's agent history (or a demo corpus when there is none), then serve the dashboard",
+      )
+      .option("--no-serve", "stop after indexing and the sample search")
+      .option("--port <n>", "dashboard port (default: config server.port; 0 picks a free one)")
+      .action(async (flags: { serve: boolean; port?: string }) => {
         const { env, home } = ctx();
         const config = ctx().config();
         let sourceEnv = env;
         let sample = "decision";
         if (!hasAgentHistory(env)) {
           const root = path.join(home, "demo");
-          process.stdout.write(`No agent history found on this machine; writing a demo corpus to ${root}\n`);
-          const manifest = await generateDemoCorpus({ root, seed: 1 });
+          const manifest = await demoCorpus(root);
           sourceEnv = demoEnv(env, manifest);
           sample = manifest.needles.find((n) => n.source !== "dyad")?.query ?? sample;
         }
@@ -67,16 +88,26 @@ export const startCommand: CommandModule = {
           engine: ctx().forcedEngine,
         });
         try {
-          const sources = createSources(sourceEnv, config);
+          // The index's one writer indexes: a running broker, or this process in its place.
           const bar = progressBar("indexing", 1);
-          const result = backfill(store.db, sources, {
-            projectionVersion: PROJECTION_VERSION,
-            clock: systemClock,
-            onProgress: (p) => bar.update(p.records, p.records + 1),
+          const work = await brokerOrLocal({
+            home,
+            request: { command: "index" },
+            onProgress: (p) => showProgress(bar, p as WorkProgress),
+            busyMessage: "busy: `recall start` is indexing in the foreground",
+            local: async () => {
+              const worker = foregroundWorker(store.db, sourceEnv, config);
+              try {
+                return await worker.catchUp((p) => showProgress(bar, p));
+              } finally {
+                await worker.stop();
+              }
+            },
           });
           bar.stop();
+          const result = work.result as BackfillResult;
           process.stdout.write(
-            `Indexed ${result.records} records in ${result.batches} batches (engine ${store.engine}) into ${store.file}\n\n`,
+            `Indexed ${result.records} records in ${result.batches} batches (engine ${store.engine}${work.by === "broker" ? ", by the running broker" : ""}) into ${store.file}\n\n`,
           );
           const found = searchHistory(store.db, store.engine, sample, {}, 5);
           process.stdout.write(`Sample search: recall search "${sample}"\n\n`);
@@ -90,6 +121,16 @@ export const startCommand: CommandModule = {
         } finally {
           store.close();
         }
+        if (!flags.serve) return;
+        process.stdout.write("\n");
+        await serveDashboard({
+          home,
+          sourceEnv,
+          config,
+          forcedEngine: ctx().forcedEngine,
+          host: "127.0.0.1",
+          port: parsePort(flags.port, config.server.port),
+        });
       });
   },
 };

@@ -1,0 +1,87 @@
+import type { Env } from "../config/paths.js";
+import type { Config } from "../config/schema.js";
+import { systemClock } from "../core/clock.js";
+import { electBroker, type BrokerHandle } from "../indexer/broker.js";
+import { forget, ForgetScope } from "../indexer/forget.js";
+import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
+import { PROJECTION_VERSION } from "../projection/index.js";
+import { createSources } from "../sources/registry.js";
+import { registerFunctions } from "../store/history-store.js";
+import { openDatabase, type Db } from "../store/open.js";
+
+export interface BrokerProcessOptions {
+  home: string;
+  /** The history.db the worker writes (through a connection of its own). */
+  file: string;
+  /** Where the sources read from (a demo corpus's environment under `npm start`). */
+  sourceEnv: Env;
+  config: Config;
+  /** Content-free lines for stderr. */
+  log: (line: string) => void;
+}
+
+/**
+ * A long-running surface's part in broker election (`recall mcp`, `recall serve`): the elected
+ * process runs the index worker in the background (bounded batches, yielding to requests
+ * between them) and answers the local channel's requests — index, reindex and forget, the
+ * writes other recall processes ask of the index's one writer; the others only read, and one of
+ * them takes over within seconds when the broker exits.
+ */
+export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle {
+  const { log } = options;
+  let writer: Db | null = null;
+  let worker: IndexWorker | null = null;
+  return electBroker({
+    home: options.home,
+    onElected: () => {
+      try {
+        // The worker writes through its own connection; searches keep reading through theirs.
+        writer = openDatabase(options.file);
+        registerFunctions(writer);
+        const w = createIndexWorker({
+          db: writer,
+          createSources: () => createSources(options.sourceEnv, options.config),
+          projectionVersion: PROJECTION_VERSION,
+          clock: systemClock,
+          rawMaxBytesPerSource: options.config.retention.rawMaxBytesPerSource,
+          writer: "broker",
+          log,
+        });
+        w.start();
+        worker = w;
+        log(`elected broker; indexing ${w.sourceNames().join(", ") || "no sources"} in the background`);
+      } catch (error) {
+        // Still the broker (no second writer starts), but without a worker: say so.
+        log(`elected broker, but the index worker could not start (${(error as Error).name})`);
+      }
+      return async () => {
+        await worker?.stop();
+        worker = null;
+        writer?.close();
+        writer = null;
+      };
+    },
+    onRequest: async (request, progress) => {
+      const w = worker;
+      if (!w || !writer) throw new Error("not the broker");
+      switch (request.command) {
+        case "ping":
+          return { pid: process.pid };
+        case "status":
+          return { pid: process.pid, worker: w.figures() };
+        case "index":
+          return w.catchUp(progress);
+        case "forget":
+          return forget(writer, ForgetScope.parse(request.args), Date.now());
+        case "reindex": {
+          log("reindex requested over the local channel");
+          const result = await w.reindex(progress);
+          log(`reindex done: ${result.index.records} records in ${result.index.batches} batches`);
+          return result;
+        }
+        default:
+          throw new Error(`unknown request ${request.command}`);
+      }
+    },
+  });
+}

@@ -1,0 +1,89 @@
+import type { Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
+import type { PagePosition } from "./cursor.js";
+
+/**
+ * Reads that open a retained conversation somewhere in its middle (the dashboard opens a hit
+ * "around" its record and pages both ways); get_conversation itself only pages forward.
+ */
+
+/** Positions of the records just before `before`, newest first, paged in SQL. */
+export function positionsBefore(
+  db: Db,
+  conversation: string,
+  before: PagePosition,
+  limit: number,
+): PagePosition[] {
+  return statement(
+    db,
+    `SELECT at, ordinal FROM recall_records
+     WHERE conversation = ? AND (at < ? OR (at = ? AND ordinal < ?))
+     ORDER BY at DESC, ordinal DESC
+     LIMIT ?`,
+  ).all(conversation, before.at, before.at, before.ordinal, limit) as PagePosition[];
+}
+
+/** Where a hit's record sits in its conversation, if it is retained there. */
+export function positionOfHit(db: Db, conversation: string, hitId: string): PagePosition | undefined {
+  return statement(db, "SELECT at, ordinal FROM recall_records WHERE conversation = ? AND hit_id = ?").get(
+    conversation,
+    hitId,
+  ) as PagePosition | undefined;
+}
+
+export interface TranscriptTarget {
+  conversation: string;
+  /** The hit at the cursor, when one was given and indexed. */
+  hitId: string | null;
+}
+
+interface Candidate {
+  conversation: string;
+  hitId: string | null;
+  parent: string | null;
+  session: string | null;
+}
+
+/**
+ * Resolves the history spec's transcript navigation key (`session`, `agent`, `from` cursor,
+ * optional `child` for a sub-agent's transcript) to a retained conversation and the hit at that
+ * cursor. Without `child` the session's main conversation (no parent) is preferred.
+ */
+export function locateTranscript(
+  db: Db,
+  key: { session: string; agent: string; from?: string; child?: string },
+): TranscriptTarget | undefined {
+  const candidates: Candidate[] =
+    key.from !== undefined
+      ? (statement(
+          db,
+          `SELECT d.conversation, d.hit_id AS hitId, c.parent, c.session FROM recall_documents d
+           JOIN recall_conversations c ON c.id = d.conversation
+           WHERE d.session = ? AND d.agent = ? AND d.cursor = ?
+           LIMIT 20`,
+        ).all(key.session, key.agent, key.from) as Candidate[])
+      : [];
+  if (candidates.length === 0) {
+    // No indexed record at that cursor (or none given): the conversation itself, from its start.
+    candidates.push(
+      ...(statement(
+        db,
+        `SELECT id AS conversation, NULL AS hitId, parent, session FROM recall_conversations
+         WHERE session = ? AND agent = ? LIMIT 50`,
+      ).all(key.session, key.agent) as Candidate[]),
+    );
+  }
+  const child = key.child;
+  if (child === undefined) {
+    const main = candidates.find((c) => c.parent === null) ?? candidates[0];
+    return main ? { conversation: main.conversation, hitId: main.hitId } : undefined;
+  }
+  const inFile = candidates.find((c) => c.conversation === child || c.conversation.endsWith(`/${child}`));
+  if (inFile) return { conversation: inFile.conversation, hitId: inFile.hitId };
+  // A child with a session of its own (Codex threads, opencode child sessions), from its start.
+  const own = statement(
+    db,
+    "SELECT id FROM recall_conversations WHERE session = ? AND agent = ? LIMIT 1",
+  ).get(child, key.agent) as { id: string } | undefined;
+  return own ? { conversation: own.id, hitId: null } : undefined;
+}

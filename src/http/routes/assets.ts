@@ -1,0 +1,52 @@
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Route } from "../route.js";
+
+/**
+ * The dashboard page: static HTML, CSS and vanilla JS in src/http/assets, served by this process
+ * (no CDN, works offline). tsc does not copy non-TS files, so a built server (dist/http) reads
+ * them from the source tree beside it.
+ */
+function assetDir(): string {
+  for (const candidate of ["../assets/", "../../../src/http/assets/"]) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(`${dir}index.html`)) return dir;
+  }
+  throw new Error("dashboard assets not found (src/http/assets)");
+}
+
+const FILES = {
+  "index.html": "text/html; charset=utf-8",
+  "dashboard.css": "text/css; charset=utf-8",
+  "dashboard.js": "text/javascript; charset=utf-8",
+} as const;
+
+let cache: Map<string, Buffer> | null = null;
+
+/** Read once, on first use. */
+function asset(name: keyof typeof FILES): Buffer {
+  if (!cache) {
+    const dir = assetDir();
+    cache = new Map(Object.keys(FILES).map((f) => [f, readFileSync(`${dir}${f}`)]));
+  }
+  return cache.get(name)!;
+}
+
+const serve = (name: keyof typeof FILES, pattern: RegExp): Route => ({
+  method: "GET",
+  pattern,
+  handle: () => ({ body: asset(name), type: FILES[name] }),
+});
+
+/** "/" takes the navigation keys (?message=, ?session=…) as its query; the page reads them. */
+export const assetRoutes: readonly Route[] = [
+  serve("index.html", /^\/$/),
+  serve("dashboard.css", /^\/assets\/dashboard\.css$/),
+  serve("dashboard.js", /^\/assets\/dashboard\.js$/),
+  // Browsers ask for it on their own; an empty answer keeps the console clean.
+  {
+    method: "GET",
+    pattern: /^\/favicon\.ico$/,
+    handle: () => ({ status: 204, body: "", type: "image/x-icon" }),
+  },
+];

@@ -1,0 +1,66 @@
+import { appendAudit } from "../../audit/audit-log.js";
+import { decisionHistory, readRunChunk } from "../../conversations/bridge.js";
+import { isRecallError } from "../../core/errors.js";
+import { singleParams } from "../params.js";
+import type { Route, RouteRequest } from "../route.js";
+import { decodeSegment } from "../segment.js";
+
+/** A content-free audit line for a bridge read (the run or topic named, never any text). */
+function audited<T>(request: RouteRequest, tool: string, id: string, read: () => T): T {
+  const started = performance.now();
+  const line = (ok: boolean, errorKind: string | null) =>
+    appendAudit(request.services.home, {
+      at: request.services.now(),
+      surface: "http",
+      tool,
+      ok,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      results: ok ? 1 : 0,
+      truncated: false,
+      indexStatus: null,
+      errorKind,
+      returned: ok ? [id] : [],
+    });
+  try {
+    const value = read();
+    line(true, null);
+    return value;
+  } catch (error) {
+    line(false, isRecallError(error) ? error.kind : "Internal");
+    throw error;
+  }
+}
+
+/**
+ * GET /api/runs/<basename without .log>?from=<offset>: a bounded chunk (at most 64 KiB) of a
+ * delegated run's log from a byte offset, where a run hit's link points. The name is looked up
+ * inside the store's runs/ and runs/archive/ only (conversations/bridge.ts), never as a path.
+ */
+export const runLogRoute: Route = {
+  method: "GET",
+  pattern: /^\/api\/runs\/([^/]+)$/,
+  handle(request) {
+    const { from } = singleParams(request.query, ["from"]);
+    const run = decodeSegment(request.params[0]!, "run");
+    return {
+      json: audited(request, "run_log", `run:${run}`, () =>
+        readRunChunk(request.services.bridgeRoot, run, from ?? 0),
+      ),
+    };
+  },
+};
+
+/** GET /api/decisions/<topic>/history: every revision of a decision topic, oldest first. */
+export const decisionHistoryRoute: Route = {
+  method: "GET",
+  pattern: /^\/api\/decisions\/([^/]+)\/history$/,
+  handle(request) {
+    singleParams(request.query, []);
+    const topic = decodeSegment(request.params[0]!, "topic");
+    return {
+      json: audited(request, "decision_history", `decision:${topic}`, () =>
+        decisionHistory(request.services.bridgeRoot, topic),
+      ),
+    };
+  },
+};

@@ -1,0 +1,29 @@
+import { readCoverage, readPublishedCoverage } from "../../store/coverage-row.js";
+import { singleParams } from "../params.js";
+import type { Route } from "../route.js";
+
+/**
+ * GET /api/status: index coverage per source as every search reports it, and whether any
+ * source is still being indexed (a first backfill, a reindex, a backlog).
+ */
+export const statusRoute: Route = {
+  method: "GET",
+  pattern: /^\/api\/status$/,
+  handle({ query, services }) {
+    singleParams(query, []);
+    const now = services.now();
+    const coverage = readCoverage(services.db, now);
+    const published = readPublishedCoverage(services.db);
+    return {
+      json: {
+        engine: services.engine,
+        indexing: (published?.rebuilding ?? false) || coverage.some((c) => c.state === "indexing"),
+        rebuilding: published?.rebuilding ?? false,
+        writer: published?.writer ?? null,
+        publishedAt: published?.publishedAt ?? null,
+        lastRun: published?.lastRun ?? null,
+        coverage,
+      },
+    };
+  },
+};

@@ -1,0 +1,378 @@
+/**
+ * The dashboard in a real browser: the system Chromium (Debian packages chromium and
+ * chromium-driver, which .ci/run installs) driven by playwright-core, against real `recall serve`
+ * and `recall mcp` processes over the demo corpus. A screenshot of the results page is saved to
+ * test-output/ (gitignored).
+ *
+ * Without /usr/bin/chromium the suite is skipped with a visible note on a developer's machine;
+ * in CI (CI=true or RECALL_REQUIRE_BROWSER=1) a missing browser fails the run instead.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, runCli } from "./helpers/cli.js";
+import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
+import { startServe, type ServeProcess } from "./helpers/http.js";
+import { tempDir } from "./helpers/tmp.js";
+
+/*
+ * Callbacks given to page.evaluate/waitForFunction run in the browser; the project's tsconfig has
+ * no DOM library (it is a Node program), so the few browser globals they use are named here.
+ */
+declare const document: {
+  cookie: string;
+  querySelectorAll(selector: string): { length: number };
+  getElementById(id: string): { textContent: string | null } | null;
+};
+declare const location: { search: string };
+declare const window: { __recallXss?: number };
+
+const CHROMIUM = "/usr/bin/chromium";
+const required = process.env.CI === "true" || process.env.RECALL_REQUIRE_BROWSER === "1";
+const present = existsSync(CHROMIUM);
+if (!present && !required) {
+  console.warn(`[skip] ${CHROMIUM} is absent: the dashboard browser tests are skipped (CI installs it).`);
+}
+const OUTPUT = fileURLToPath(new URL("../test-output/", import.meta.url));
+
+/** Text a correct page shows as text; as HTML it would run a script or an onerror handler. */
+const XSS_TOKEN = "xylophonequartz";
+const XSS_TEXT = `${XSS_TOKEN} payload <script>window.__recallXss = 1</script> and <img src=x onerror="window.__recallXss = 2"> end`;
+const XSS_SESSION = "5d1f3b7e-0000-4000-8000-00000000abcd";
+
+/** One Claude Code session (a question and an answer) in the real JSONL shape. */
+function writeClaudeSession(
+  claudeDir: string,
+  project: string,
+  sessionId: string,
+  ask: string,
+  answer: string,
+): void {
+  const dir = path.join(claudeDir, "projects", project.replace(/[^A-Za-z0-9]/g, "-"));
+  mkdirSync(dir, { recursive: true });
+  const at = Date.parse("2026-03-01T10:00:00Z");
+  const base = { sessionId, cwd: project, version: "2.1.3", userType: "external" };
+  const uuid = (n: number) => `${sessionId.slice(0, 8)}-0000-4000-8000-00000000000${n}`;
+  const lines = [
+    {
+      ...base,
+      type: "user",
+      uuid: uuid(1),
+      parentUuid: null,
+      timestamp: new Date(at).toISOString(),
+      message: { role: "user", content: ask },
+    },
+    {
+      ...base,
+      type: "assistant",
+      uuid: uuid(2),
+      parentUuid: uuid(1),
+      timestamp: new Date(at + 5000).toISOString(),
+      message: {
+        id: `msg_${sessionId.slice(0, 8)}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "text", text: answer }],
+        stop_reason: "end_turn",
+      },
+    },
+  ];
+  writeFileSync(path.join(dir, `${sessionId}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+/** The hostile text in a session under the demo HOME. */
+function writeHostileSession(demo: DemoHome): void {
+  writeClaudeSession(
+    demo.manifest.paths.claudeConfigDir,
+    "/home/demo/code/xss-check",
+    XSS_SESSION,
+    XSS_TEXT,
+    `That text contains <b>markup</b> and &lt;entities&gt; for ${XSS_TOKEN}.`,
+  );
+}
+
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+async function openBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const profile = tempDir("recall-chromium-");
+  const context = await chromium.launchPersistentContext(profile.dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      profile.cleanup();
+    },
+  };
+}
+
+/** Every URL the browser asked for (the page must work offline: nothing but its own server). */
+const requested: string[] = [];
+
+/** Logs in through the printed token URL; the page lands on "/" without the token. */
+async function loginPage(context: BrowserContext, serve: ServeProcess): Promise<Page> {
+  const page = await context.newPage();
+  page.on("request", (request) => requested.push(request.url()));
+  page.on("pageerror", (error) => {
+    throw error;
+  });
+  await page.goto(serve.loginUrl);
+  expect(page.url()).toBe(`${serve.origin}/`);
+  return page;
+}
+
+describe.skipIf(!present && !required)("dashboard in Chromium", () => {
+  let demo: DemoHome;
+  let serve: ServeProcess;
+  let browser: Awaited<ReturnType<typeof openBrowser>>;
+  let page: Page;
+
+  beforeAll(async () => {
+    expect(present, `${CHROMIUM} is missing: install the Debian packages chromium and chromium-driver`).toBe(
+      true,
+    );
+    demo = await createDemoHome({ seed: 53, messages: 600 });
+    writeHostileSession(demo);
+    const indexed = runCli(["index"], demo.env);
+    expect(indexed.status, indexed.stderr).toBe(0);
+    serve = await startServe(demo.env);
+    browser = await openBrowser();
+    page = await loginPage(browser.context, serve);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await serve?.stop();
+    demo?.cleanup();
+  });
+
+  it("logged in with an HttpOnly, SameSite=Strict cookie; the token is gone from the address", async () => {
+    const cookies = await browser.context.cookies(serve.origin);
+    const login = cookies.find((c) => c.name === `recall_ui_${serve.port}`)!;
+    expect(login.httpOnly).toBe(true);
+    expect(login.sameSite).toBe("Strict");
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+    expect(page.url()).not.toContain("token");
+    // The spent link does not log a second browser in.
+    const other = await browser.context.browser()?.newContext();
+    if (other) {
+      const p = await other.newPage();
+      const res = await p.goto(serve.loginUrl);
+      expect(res?.status()).toBe(403);
+      await other.close();
+    }
+  });
+
+  it("searches the demo corpus with highlighted snippets, applies a filter, and saves a screenshot", async () => {
+    await page.fill("#q", "decision cache");
+    await page.press("#q", "Enter");
+    await page.waitForSelector(".hit");
+    const hits = await page.locator(".hit").count();
+    expect(hits).toBeGreaterThan(0);
+    const marks = await page.locator(".hit .snippet mark").allTextContents();
+    expect(marks.length).toBeGreaterThan(0);
+    for (const m of marks) expect(["decision", "cache"]).toContain(m.toLowerCase());
+    expect(page.url()).toContain("q=decision+cache");
+
+    await page.selectOption("#f-agent", "codex");
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("agent") === "codex");
+    await page.waitForSelector(".hit");
+    const agents = await page.locator(".hit .hit-meta .badge:first-child").allTextContents();
+    expect(agents.length).toBeGreaterThan(0);
+    expect(new Set(agents)).toEqual(new Set(["codex"]));
+
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: path.join(OUTPUT, "dashboard-results.png"), fullPage: true });
+    expect(existsSync(path.join(OUTPUT, "dashboard-results.png"))).toBe(true);
+  });
+
+  it("opens a hit in its conversation around the hit and pages both ways", async () => {
+    await page.goto(`${serve.origin}/?q=decision&limit=20`);
+    await page.waitForSelector(".hit");
+    // A hit deep enough in a long conversation that there are records on both sides.
+    const hitCount = await page.locator(".hit").count();
+    let opened = false;
+    for (let i = 0; i < hitCount && !opened; i++) {
+      await page.locator(".hit-open").nth(i).click();
+      await page.waitForSelector(".record.focus");
+      const older = await page.locator("#load-older").isVisible();
+      const newer = await page.locator("#load-newer").isVisible();
+      if (older && newer) opened = true;
+      else await page.click("#back-to-results");
+    }
+    expect(opened, "a hit with older and newer records").toBe(true);
+    expect(page.url()).toMatch(/\?conversation=.+&record=/);
+    const focusText = await page.locator(".record.focus .record-text").textContent();
+    expect(focusText?.toLowerCase()).toContain("decision");
+    const start = await page.locator(".record").count();
+    await page.click("#load-older");
+    await page.waitForFunction((n) => document.querySelectorAll(".record").length > n, start);
+    const afterOlder = await page.locator(".record").count();
+    await page.click("#load-newer");
+    await page.waitForFunction((n) => document.querySelectorAll(".record").length > n, afterOlder);
+    // The focused record stays where it was: older records went above it, newer below.
+    const ids = await page.locator(".record").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
+    const focus = await page.locator(".record.focus").getAttribute("data-id");
+    const at = ids.indexOf(focus);
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(ids.length - 1);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("renders <script> and <img onerror> text from history as text", async () => {
+    await page.goto(`${serve.origin}/`);
+    await page.fill("#q", XSS_TOKEN);
+    await page.press("#q", "Enter");
+    await page.waitForSelector(".hit");
+    const snippets = await page.locator(".hit .snippet").allTextContents();
+    expect(snippets.join("\n")).toContain("<script>");
+    await page.locator(".hit-open", { hasText: "<script>" }).first().click();
+    await page.waitForSelector(".record.focus");
+    const texts = await page.locator(".record-text").allTextContents();
+    const all = texts.join("\n");
+    expect(all).toContain("<script>window.__recallXss = 1</script>");
+    expect(all).toContain('<img src=x onerror="window.__recallXss = 2">');
+    expect(all).toContain("<b>markup</b>");
+    expect(await page.locator("main script, main img, main b").count()).toBe(0);
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => window.__recallXss)).toBeUndefined();
+  });
+
+  it("opens the spec's navigation keys: a transcript link with a sub-agent's child session, and ?message=", async () => {
+    const out = (await page.evaluate(async () => {
+      const r = await fetch("/api/search?q=decision&limit=50&agent=claude");
+      return r.json();
+    })) as { hits: { id: string; link: string; conversation: string }[] };
+    const child = out.hits.find((h) => h.link.includes("&child="));
+    const main = out.hits.find((h) => !h.link.includes("&child="))!;
+    for (const hit of [main, ...(child ? [child] : [])]) {
+      await page.goto(`${serve.origin}${hit.link}`);
+      await page.waitForSelector(".record.focus");
+      expect(await page.locator(".record.focus").getAttribute("data-id")).toBe(hit.id);
+      expect(await page.locator("#conversation-title").textContent()).toBe(hit.conversation);
+    }
+    expect(child, "a Claude sub-agent hit among the results").toBeDefined();
+    await page.goto(`${serve.origin}/?message=does-not-exist`);
+    await page.waitForFunction(
+      () => document.getElementById("conversation-title")?.textContent === "Not found",
+    );
+  });
+
+  it("lists a real recall mcp tool call in the agents-consulted view", async () => {
+    const env = { ...(process.env as Record<string, string>), ...demo.env };
+    delete env.RECALL_SESSION_ID;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "mcp"],
+      env,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "dashboard-test", version: "1.0.0" });
+    await client.connect(transport);
+    let conversations: string[] = [];
+    try {
+      const result = await client.callTool({ name: "search_history", arguments: { query: XSS_TOKEN } });
+      const out = JSON.parse((result as { content: { text: string }[] }).content[0]!.text) as {
+        hits: { conversation: string }[];
+      };
+      conversations = out.hits.map((h) => h.conversation);
+      expect(conversations.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+    await page.goto(`${serve.origin}/?view=consulted`);
+    const row = page
+      .locator("#consulted-rows tr", { hasText: "search_history" })
+      .filter({ hasText: "mcp" })
+      .first();
+    await row.waitFor();
+    expect(await row.locator("td").nth(3).textContent()).toBe(String(conversations.length));
+    expect(await row.locator(".returned").textContent()).toContain(conversations[0]!);
+    expect(await page.locator("#view-consulted").textContent()).not.toContain(XSS_TOKEN);
+    await row.locator(".returned button").first().click();
+    await page.waitForSelector(".record");
+    expect(await page.locator("#conversation-title").textContent()).toBe(conversations[0]);
+  });
+
+  it("loaded nothing from anywhere but its own server (no CDN)", () => {
+    expect(requested.length).toBeGreaterThan(10);
+    expect(requested.filter((url) => !url.startsWith(`${serve.origin}/`))).toEqual([]);
+  });
+});
+
+describe.skipIf(!present && !required)("dashboard while a backfill is still running", () => {
+  it("shows the still-indexing state, then the caught-up state", async () => {
+    expect(present, `${CHROMIUM} is missing: install the Debian packages chromium and chromium-driver`).toBe(
+      true,
+    );
+    const t = tempDir("recall-backfill-");
+    const home = path.join(t.dir, "home");
+    const claude = path.join(home, ".claude");
+    // Many sessions: the broker's worker polls two files per bounded batch, with a pause between
+    // batches, so this backfill runs for several seconds while the page is open.
+    for (let i = 0; i < 300; i++) {
+      const id = `${String(i).padStart(8, "0")}-1111-4111-8111-000000000001`;
+      writeClaudeSession(
+        claude,
+        `/home/demo/code/p${i % 7}`,
+        id,
+        `question ${i} about caching`,
+        `answer ${i}`,
+      );
+    }
+    const env = {
+      HOME: home,
+      RECALL_HOME: path.join(t.dir, "recall"),
+      CLAUDE_CONFIG_DIR: claude,
+      CODEX_HOME: path.join(home, ".codex"),
+      XDG_DATA_HOME: path.join(home, ".local", "share"),
+      XDG_CONFIG_HOME: path.join(home, ".config"),
+    };
+    const serve = await startServe(env);
+    const browser = await openBrowser();
+    try {
+      const page = await loginPage(browser.context, serve);
+      await page.waitForFunction(
+        () => document.getElementById("index-state")?.textContent === "Still indexing…",
+        null,
+        {
+          timeout: 20_000,
+        },
+      );
+      await page.click('.tab[data-view="coverage"]');
+      const row = page.locator("#coverage-rows tr", { hasText: "claude-code" });
+      await row.waitFor();
+      expect(await row.locator("td").nth(1).textContent()).toBe("still indexing");
+      expect(serve.stderr()).toMatch(/elected broker/);
+      // The state is live: once the backfill is done the page says so without a reload.
+      await page.waitForFunction(
+        () => document.getElementById("index-state")?.textContent === "Index up to date",
+        null,
+        {
+          timeout: 180_000,
+        },
+      );
+    } finally {
+      await browser.close();
+      await serve.stop();
+      t.cleanup();
+    }
+  }, 240_000);
+});
