@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { notFound, validationError } from "../core/errors.js";
-import { decisionRevisions, hasTables } from "../bridge/read.js";
+import { decisionRevisions, hasTables, type DecisionRow } from "../bridge/read.js";
 import { Topic } from "../bridge/records.js";
 import { locateRun } from "../bridge/runs.js";
 import { bridgePaths } from "../bridge/schema.js";
@@ -28,17 +28,8 @@ export interface RunChunk {
   text: string;
 }
 
-export interface DecisionRevision {
-  id: string;
-  topic: string;
-  rev: number;
-  decision: string;
-  rationale: string | null;
-  decidedBy: string;
-  project: string | null;
-  job: string | null;
-  at: number;
-}
+/** One revision as the decision-history route returns it: the stored row, its hit id and time. */
+export type DecisionRevision = Omit<DecisionRow, "pos" | "decidedAt"> & { id: string; at: number };
 
 export interface DecisionHistory {
   topic: string;
@@ -103,18 +94,8 @@ export function decisionHistory(root: string, topic: string): DecisionHistory {
     let after = 0;
     for (;;) {
       const rows = decisionRevisions(db, parsed.data, after, PAGE);
-      for (const r of rows) {
-        revisions.push({
-          id: `decision:${r.topic}@${r.rev}`,
-          topic: r.topic,
-          rev: r.rev,
-          decision: r.decision,
-          rationale: r.rationale,
-          decidedBy: r.decidedBy,
-          project: r.project,
-          job: r.job,
-          at: r.decidedAt,
-        });
+      for (const { pos: _pos, decidedAt, ...row } of rows) {
+        revisions.push({ id: `decision:${row.topic}@${row.rev}`, ...row, at: decidedAt });
       }
       if (rows.length < PAGE) break;
       after = rows.at(-1)!.rev;
