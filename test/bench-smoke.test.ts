@@ -73,6 +73,12 @@ describe("npm run bench at the smallest scale", () => {
     else expect(rg.note).toMatch(/ripgrep/);
     const cold = scale.history.coldProcess;
     if (cold.available) expect(cold.maxPeakRss.unit).toBe("MiB");
+    const mcp = scale.history.mcp;
+    expect(mcp.available, mcp.note).toBe(true);
+    expect(mcp.roundTrip.p95.unit).toBe("ms");
+    expect(mcp.firstCall.p95.unit).toBe("ms");
+    expect(scale.large.peakRss.unit).toBe("MiB");
+    expect(scale.large.lines.value).toBeGreaterThan(1000);
     // LoCoMo needs ../shared (absent from a user's clone): figures or an honest note.
     if ("unavailable" in result.locomo) expect(result.locomo.unavailable).toMatch(/LoCoMo/);
     else expect(result.locomo.searchChats.total.session.hitAt1.unit).toBe("%");

@@ -7,7 +7,7 @@
  *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--json] [--only section,…] [--queries N]
  *                    [--seed N] [--locomo N|all|none] [--keep]
  *
- * Sections: indexing, history, chats, baselines, cold, mcp, locomo (default: all).
+ * Sections: indexing, history, chats, baselines, cold, mcp, large, locomo (default: all).
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,7 @@ import { PROJECTION_VERSION } from "../projection/index.js";
 import { attachChatSearch } from "../embed/attach.js";
 import { benchChatSearch } from "./chat-search.js";
 import { benchColdProcess } from "./cold-process.js";
+import { benchLargeTranscript, LARGE_TRANSCRIPT_BYTES } from "./large-transcript.js";
 import { benchMcpRoundTrip } from "./mcp-round-trip.js";
 import { chatCorpus, databaseBytes, historyCorpus, SCALES, scratchDir, type ScaleName } from "./corpus.js";
 import { benchHistorySearch } from "./history-search.js";
@@ -40,7 +41,16 @@ import type { IndexRun } from "./worker-index.js";
 import { runTool } from "../tools/run.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
 
-export const SECTIONS = ["indexing", "history", "chats", "baselines", "cold", "mcp", "locomo"] as const;
+export const SECTIONS = [
+  "indexing",
+  "history",
+  "chats",
+  "baselines",
+  "cold",
+  "mcp",
+  "large",
+  "locomo",
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {
@@ -305,8 +315,15 @@ function closingNotes(result: BenchResult): string[] {
   const has = (s: string) => missed.some((t) => t.figure.includes(s));
   if (has("messages per second")) {
     notes.push(
-      "Indexing throughput is bounded by the indexer's per-record work (projection, retained records and raw chunks for export, and FTS5 inserts in one transaction per batch); the chat indexer also pays an UPSERT and the FTS5 update trigger per message. The benchmark measures it; the indexer belongs to src/indexer/ and src/embed/.",
+      "Indexing throughput is bounded by the indexer's per-record work: SQLite inserts of the retained record and the document with its indexes, the FTS5 segment write at commit, deflating the raw chunks kept for export, projection and JSON parsing (src/indexer/, src/sources/, src/projection/).",
     );
+  }
+  for (const s of result.scales) {
+    const first = "indexing" in s.history ? s.history.mcp?.firstCall?.p95.value : undefined;
+    if (first != null && first > 60)
+      notes.push(
+        `At ${s.scale}, a query's first call in a fresh recall mcp takes ${first} ms (p95): the process builds the impact list of each common term on its first use (src/search/term-cache.ts). Impact lists persisted by the indexer would remove that cost.`,
+      );
   }
   if (missed.some((t) => t.figure.includes("peak RSS"))) {
     const rss = result.scales
@@ -366,6 +383,21 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
       } catch (e) {
         log(`${scale}: history ${reason(e)}`);
         result.history = { unavailable: reason(e) };
+      }
+    }
+    if (wants(args, "large")) {
+      const scratch = scratchDir(`large-${scale}`);
+      try {
+        const bytes = LARGE_TRANSCRIPT_BYTES[scale];
+        log(`${scale}: one ${(bytes / 1e9).toFixed(2)} GB Claude Code transcript with a 20 MiB line`);
+        result.large = await benchLargeTranscript(scratch.dir, bytes, (home, recallHome) =>
+          runWorker(["history", home, recallHome]),
+        );
+      } catch (e) {
+        log(`${scale}: large transcript ${reason(e)}`);
+      } finally {
+        if (args.keep) log(`kept ${scratch.dir}`);
+        else scratch.cleanup();
       }
     }
     if (wants(args, "indexing", "chats", "baselines")) {

@@ -1,5 +1,6 @@
 import type { ChatSearchFigures } from "./chat-search.js";
 import type { ColdProcessFigures } from "./cold-process.js";
+import type { LargeTranscriptFigures } from "./large-transcript.js";
 import type { McpRoundTripFigures } from "./mcp-round-trip.js";
 import type { Baseline } from "./baselines.js";
 import type { HistorySearchFigures } from "./history-search.js";
@@ -47,6 +48,8 @@ export interface ScaleResult {
   scale: ScaleName;
   history: HistoryScale | { unavailable: string };
   chats: ChatScale | { unavailable: string };
+  /** One large Claude Code transcript indexed on its own (memory bound). */
+  large?: LargeTranscriptFigures;
 }
 
 export interface TargetCheck {
@@ -139,15 +142,27 @@ export function checkTargets(scales: readonly ScaleResult[], locomo: BenchResult
         met: idx.messagesPerSecond.value === null ? null : verdict(idx.messagesPerSecond.value >= 20_000),
         ...(note ? { note } : {}),
       });
-      out.push({
-        figure: `${name}, peak RSS`,
-        target: "<= 300 MB",
-        measured: idx.peakRss,
-        scale: big.scale,
-        met: idx.peakRss.value === null ? null : verdict(idx.peakRss.value <= (300 * 1e6) / 2 ** 20),
-        ...(note ? { note } : {}),
-      });
+      if (name === "embedded chat indexing")
+        out.push({
+          figure: `${name}, peak RSS`,
+          target: "<= 300 MB",
+          measured: idx.peakRss,
+          scale: big.scale,
+          met: idx.peakRss.value === null ? null : verdict(idx.peakRss.value <= (300 * 1e6) / 2 ** 20),
+          ...(note ? { note } : {}),
+        });
     }
+    const large = big.large;
+    const at2gb = large?.bytes.value != null && large.bytes.value * 2 ** 20 >= 1.9e9;
+    out.push({
+      figure: "peak RSS indexing one 2 GB Claude Code transcript (with a 20 MiB line)",
+      target: "<= 300 MB",
+      measured: large?.peakRss ?? { value: null, unit: "MiB" },
+      scale: big.scale,
+      met:
+        large?.peakRss.value == null || !at2gb ? null : verdict(large.peakRss.value <= (300 * 1e6) / 2 ** 20),
+      ...(at2gb ? {} : { note: "the transcript is 2 GB at --scale 1m" }),
+    });
     if (chats?.indexing) {
       out.push({
         figure: "embedded chat indexing, longest single batch",
@@ -163,7 +178,7 @@ export function checkTargets(scales: readonly ScaleResult[], locomo: BenchResult
     }
     const trip = history?.mcp?.roundTrip?.p95;
     out.push({
-      figure: "MCP round trip p95 (search_history via recall mcp)",
+      figure: "MCP round trip p95 (search_history via recall mcp, warm)",
       target: "<= 60 ms",
       measured: trip ?? { value: null, unit: "ms" },
       scale: big.scale,
@@ -318,12 +333,26 @@ export function renderReport(result: BenchResult): string {
         "–",
       ]);
     }
+    if (s.large) {
+      const l = s.large;
+      rows.push([
+        `one ${fmt(l.bytes)} Claude Code transcript (${fmt(l.hugeLine)} line): peak RSS; MiB/s; lines/s; oversized lines`,
+        `${fmt(l.peakRss)}; ${fmt(l.megabytesPerSecond, 2)}; ${fmt(l.linesPerSecond)}; ${fmt(l.oversized)}`,
+        "–",
+      ]);
+    }
     if (h?.mcp) {
       rows.push([
-        "MCP round trip (search_history via recall mcp): p50 / p95 / p99",
+        "MCP round trip (search_history via recall mcp), warm: p50 / p95 / p99",
         h.mcp.available && h.mcp.roundTrip ? ms(h.mcp.roundTrip) : (h.mcp.note ?? "unavailable"),
         "–",
       ]);
+      if (h.mcp.firstCall)
+        rows.push([
+          "MCP round trip, a query's first call in a fresh server: p50 / p95 / p99",
+          ms(h.mcp.firstCall),
+          "–",
+        ]);
     }
     if (h?.baselines) {
       const rg = h.baselines.ripgrep;
