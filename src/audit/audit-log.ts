@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -20,6 +20,9 @@ export interface AuditRecord {
 }
 
 export const AUDIT_FILE = "audit.jsonl";
+/** The previous file once AUDIT_FILE passed AUDIT_MAX_BYTES: the log keeps at most two files. */
+export const AUDIT_PREVIOUS_FILE = "audit.1.jsonl";
+export const AUDIT_MAX_BYTES = 4 * 1024 * 1024;
 const MAX_RETURNED_IDS = 50;
 
 function asRecord(value: unknown): Record<string, unknown> {
@@ -104,16 +107,29 @@ export function auditCall(
   });
 }
 
-export function appendAudit(home: string, record: AuditRecord): void {
+/**
+ * Appends one record. Past AUDIT_MAX_BYTES the file becomes AUDIT_PREVIOUS_FILE (replacing the
+ * one before), so the log stays within about twice that however long recall runs. Several
+ * processes append; a rotation race can at worst drop one previous file.
+ */
+export function appendAudit(home: string, record: AuditRecord, maxBytes = AUDIT_MAX_BYTES): void {
   mkdirSync(home, { recursive: true });
-  appendFileSync(path.join(home, AUDIT_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  const file = path.join(home, AUDIT_FILE);
+  try {
+    if (statSync(file).size >= maxBytes) renameSync(file, path.join(home, AUDIT_PREVIOUS_FILE));
+  } catch {
+    // No file yet (or another process just rotated it).
+  }
+  appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
 }
 
-/** The newest records first, at most `limit`. */
+const linesOf = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean) : [];
+
+/** The newest records first, at most `limit` (from the previous file too when needed). */
 export function readAudit(home: string, limit = 100): AuditRecord[] {
-  const file = path.join(home, AUDIT_FILE);
-  if (!existsSync(file)) return [];
-  const lines = readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean);
+  let lines = linesOf(path.join(home, AUDIT_FILE));
+  if (lines.length < limit) lines = [...linesOf(path.join(home, AUDIT_PREVIOUS_FILE)), ...lines];
   return lines
     .slice(-limit)
     .reverse()

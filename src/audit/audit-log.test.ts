@@ -1,0 +1,36 @@
+import { readdirSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../test/helpers/tmp.js";
+import { appendAudit, readAudit, type AuditRecord } from "./audit-log.js";
+
+const record = (i: number): AuditRecord => ({
+  at: i,
+  surface: "mcp",
+  tool: "search_history",
+  ok: true,
+  durationMs: 1,
+  results: i,
+  truncated: false,
+  indexStatus: "ready",
+  errorKind: null,
+  returned: [`claude:${i}`],
+});
+
+describe("audit log", () => {
+  let cleanup = () => {};
+  afterEach(() => cleanup());
+
+  it("rotates into one previous file past its size bound and still reads the newest records first", () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    for (let i = 0; i < 100; i++) appendAudit(t.dir, record(i), 2000);
+    expect(readdirSync(t.dir).sort()).toEqual(["audit.1.jsonl", "audit.jsonl"]);
+    const newest = readAudit(t.dir, 10);
+    expect(newest.map((r) => r.at)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90]);
+    // Older records than the two files hold are gone: the log is bounded.
+    const all = readAudit(t.dir, 1000);
+    expect(all.length).toBeLessThan(100);
+    expect(all[0]!.at).toBe(99);
+    expect(all.map((r) => r.at)).toEqual([...all.map((r) => r.at)].sort((a, b) => b - a));
+  });
+});
