@@ -6,7 +6,9 @@ import { docsizeTotal } from "./fts-index.js";
 import { ftsTerm } from "./stem.js";
 import {
   documentFrequency,
+  dropImpactList,
   impactList,
+  impactScale,
   probeFrequency,
   termCache,
   type ImpactList,
@@ -89,6 +91,8 @@ export const plannerTuning: {
   exactMaxRows?: number;
   enumerateMaxRows?: number;
   depth?: number;
+  /** Overrides FRESH_MAX_ROWS. */
+  freshMaxRows?: number;
   observe?: (result: RankResult, request: RankRequest) => void;
 } = {};
 
@@ -324,11 +328,46 @@ function kthLargest(values: Float64Array, k: number): number {
  * scored in full in order of that bound, and the search stops once the K-th best score beats both
  * the next row's bound and τ, the bound of rows in no list at all.
  */
+/** Rows added since a list was built that a query scores itself rather than rebuild the list. */
+export const FRESH_MAX_ROWS = 1024;
+
+/**
+ * Lists built before the index last grew miss its newest rows: those rows (at most
+ * FRESH_MAX_ROWS matching the query) are returned to be scored outright; past that the stale
+ * lists are rebuilt.
+ */
+function listsWithFresh(
+  db: Db,
+  cache: TermCache,
+  request: RankRequest,
+): { lists: ImpactList[]; fresh: number[] } {
+  const build = () => request.terms.map((t) => impactList(db, cache, t, plannerTuning.depth));
+  let lists = build();
+  const since = Math.min(...lists.map((l) => l.through));
+  if (since >= cache.top) return { lists, fresh: [] };
+  const freshMax = plannerTuning.freshMaxRows ?? FRESH_MAX_ROWS;
+  const fresh = statement(
+    db,
+    "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? AND rowid > ? AND rowid <= ? LIMIT ?",
+  )
+    .pluck()
+    .all(expression(request.terms, request.match), since, cache.top, freshMax + 1) as number[];
+  if (fresh.length <= freshMax) return { lists, fresh };
+  for (const [i, list] of lists.entries())
+    if (list.through < cache.top) dropImpactList(cache, request.terms[i]!);
+  lists = build();
+  return { lists, fresh: [] };
+}
+
 function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResult | null {
   const n = request.terms.length;
-  const lists: ImpactList[] = request.terms.map((t) => impactList(db, cache, t, plannerTuning.depth));
+  const { lists, fresh } = listsWithFresh(db, cache, request);
+  // Carried counts drift with in-place updates and deletions: such answers are not proven exact.
+  const provable = !cache.carried;
   const all = request.match === "all";
-  const floor = lists.map((l) => (l.complete ? 0 : (l.impacts[l.ids.length - 1] ?? 0)));
+  // Carried lists' impacts, rescaled so they stay upper bounds (term-cache.ts impactScale).
+  const scale = lists.map((l, t) => impactScale(db, cache, request.terms[t]!, l));
+  const floor = lists.map((l, t) => (l.complete ? 0 : (l.impacts[l.ids.length - 1] ?? 0) * scale[t]!));
   // τ: rows in no list. With AND, a complete list means such rows lack that term altogether.
   const tau = all && lists.some((l) => l.complete) ? -Infinity : floor.reduce((a, b) => a + b, 0);
 
@@ -346,7 +385,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
         slotOf.set(id, slot);
         slotIds.push(id);
       }
-      known[slot * n + t] = list.impacts[i]!;
+      known[slot * n + t] = list.impacts[i]! * scale[t]!;
     }
   });
   // Rows are read best-guess first (known impacts plus each missing term's floor weighted by the
@@ -355,6 +394,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
     Math.min(1, documentFrequency(db, cache, t) / Math.max(1, cache.totals.rows)),
   );
   const slots = slotIds.length;
+  const freshIds = new Set(fresh);
   const bound = new Float64Array(slots);
   const guess = new Float64Array(slots);
   const usable: number[] = [];
@@ -375,7 +415,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
     }
     bound[slot] = b;
     guess[slot] = g;
-    if (possible) usable.push(slot);
+    if (possible && !freshIds.has(slotIds[slot]!)) usable.push(slot);
   }
   const budget = plannerTuning.maxScored ?? IMPACT_MAX_SCORED;
   const candidates = bestFirst(usable, guess, budget);
@@ -387,7 +427,9 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   };
 
   const s = scorer(db, cache, request.terms);
-  const found: RankedRow[] = [];
+  // Rows newer than a list are in no bound: score them all first.
+  const found: RankedRow[] = scoreRows(db, request, s, fresh).sort(compareRows);
+  if (found.length > request.limit) found.length = request.limit;
   const margin = (x: number) => x + Math.abs(x) * 1e-12;
   let scored = 0;
   // Approximate answers stop early once the head of the ranking stops changing.
@@ -410,7 +452,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
     if (found.length > request.limit) found.length = request.limit;
     const kth = found[request.limit - 1];
     if (kth && -kth.score > margin(maxRemainingBound()) && -kth.score > margin(tau)) {
-      return { rows: found, plan: "impact", exact: true, scored };
+      return { rows: found, plan: "impact", exact: provable, scored };
     }
     if (scored >= budget) break;
     const key = found
@@ -424,9 +466,9 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   const kth = found[request.limit - 1];
   const listsDone = scored >= usable.length;
   if (listsDone && (tau === -Infinity || (kth !== undefined && -kth.score > margin(tau)))) {
-    return { rows: found, plan: "impact", exact: true, scored };
+    return { rows: found, plan: "impact", exact: provable, scored };
   }
-  if (listsDone && tau === 0) return { rows: found, plan: "impact", exact: true, scored };
+  if (listsDone && tau === 0) return { rows: found, plan: "impact", exact: provable, scored };
   if (found.length >= request.limit) return { rows: found, plan: "impact", exact: false, scored };
   return null;
 }
@@ -467,7 +509,12 @@ function plan(db: Db, request: RankRequest): RankResult {
         return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
       }
       const rows = scoreRows(db, request, scorer(db, cache, request.terms), ids);
-      return { rows: topK(rows, request.limit), plan: "enumerate", exact: true, scored: ids.length };
+      return {
+        rows: topK(rows, request.limit),
+        plan: "enumerate",
+        exact: !cache.carried,
+        scored: ids.length,
+      };
     }
   } else if (!forced && postings * (COST.idf + COST.ftsRow) < IMPACT_MAX_SCORED * COST.jsRow) {
     return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };

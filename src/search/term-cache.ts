@@ -1,14 +1,23 @@
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
+import { bm25Idf } from "./bm25.js";
 import { ftsTotals, type FtsTotals } from "./fts-index.js";
 import { BODY_WEIGHT, TITLE_WEIGHT } from "./weights.js";
 import { ftsTerm } from "./stem.js";
 
 /**
- * Per-connection knowledge about query terms, valid for one generation of the index (see
- * ftsTotals): each term's document frequency and its impact list — the rows where the term alone
- * scores best, with that score, as FTS5's bm25() computes it. Everything here is derived from the
- * index by reads; a write to the index starts a new generation and empties the cache.
+ * Per-connection knowledge about query terms: each term's document frequency and its impact list
+ * — the rows where the term alone scores best, with that score, as FTS5's bm25() computes it.
+ * Everything here is derived from the index by reads.
+ *
+ * The index changes every few seconds while agents work (every FTS5 flush is a new generation,
+ * see ftsTotals), and rebuilding a common term's list costs 50–260 ms at 1M rows, so the cache
+ * survives growth: each count and list remembers the highest rowid it saw (`through`). Counts
+ * catch up by counting only the rows above it (a rowid-range read); lists stay as they were and
+ * the planner scores the rows above their `through` itself (planner.ts). The cache starts over
+ * when the index shrinks or has grown by more than CARRY_GROWTH since it started, so what it
+ * carries is never far from what a rebuild would give; results that used carried knowledge are
+ * flagged inexact.
  */
 
 /** Rows one impact list keeps. */
@@ -17,6 +26,11 @@ export const IMPACT_DEPTH = 4096;
 export const MAX_LISTS = 512;
 
 export interface ImpactList {
+  /** The highest rowid in the index when the list was built: rows above it are not in it. */
+  through: number;
+  /** bm25's IDF of the term and avgdl when the list was built (see impactScale). */
+  idf: number;
+  avgdl: number;
   ids: number[];
   /** Per-row share of the term in the score (positive, non-increasing): -bm25 of the term alone. */
   impacts: number[];
@@ -26,9 +40,24 @@ export interface ImpactList {
   buildMs: number;
 }
 
+/** Growth (share of rows) past which the cache starts over instead of catching up. */
+export const CARRY_GROWTH = 0.05;
+
+export interface Counted {
+  n: number;
+  /** The highest rowid the count covers. */
+  through: number;
+}
+
 export interface TermCache {
   totals: FtsTotals;
-  df: Map<string, number>;
+  /** The highest rowid in the index now. */
+  top: number;
+  /** Rows in the index when this cache started (CARRY_GROWTH is measured from here). */
+  baseRows: number;
+  /** True once the cache has lived through an index change (its answers are then inexact). */
+  carried: boolean;
+  df: Map<string, Counted>;
   /** Lower bounds from bounded probes: "at least this many rows", for terms not counted yet. */
   atLeast: Map<string, number>;
   lists: Map<string, ImpactList>;
@@ -36,15 +65,59 @@ export interface TermCache {
 
 const caches = new WeakMap<Db, TermCache>();
 
-/** The cache for the index's current generation (one small read decides). */
+const topRowid = (db: Db): number =>
+  (statement(db, "SELECT max(id) FROM recall_documents").pluck().get() as number | null) ?? 0;
+
+/**
+ * The cache for the index as it is now (one small read decides): the same knowledge when nothing
+ * changed, carried over when the index only grew a little, else a new, empty cache.
+ */
 export function termCache(db: Db): TermCache {
   const totals = ftsTotals(db);
   let cache = caches.get(db);
-  if (!cache || cache.totals.generation !== totals.generation) {
-    cache = { totals, df: new Map(), atLeast: new Map(), lists: new Map() };
-    caches.set(db, cache);
+  if (cache && cache.totals.generation === totals.generation) return cache;
+  const top = topRowid(db);
+  if (
+    cache &&
+    totals.rows >= cache.totals.rows &&
+    top >= cache.top &&
+    totals.rows <= cache.baseRows * (1 + CARRY_GROWTH)
+  ) {
+    cache = { ...cache, totals, top, carried: true };
+  } else {
+    cache = {
+      totals,
+      top,
+      baseRows: totals.rows,
+      carried: false,
+      df: new Map(),
+      atLeast: new Map(),
+      lists: new Map(),
+    };
   }
+  caches.set(db, cache);
   return cache;
+}
+
+/** Rows above `after` (and at most the cache's top) containing the term. */
+function countAbove(db: Db, cache: TermCache, term: string, after: number): number {
+  return (
+    statement(
+      db,
+      "SELECT count(*) AS n FROM recall_fts WHERE recall_fts MATCH ? AND rowid > ? AND rowid <= ?",
+    ).get(ftsTerm(term), after, cache.top) as { n: number }
+  ).n;
+}
+
+/** A carried count brought up to the cache's top. */
+function current(db: Db, cache: TermCache, term: string): number | undefined {
+  const known = cache.df.get(term);
+  if (!known) return undefined;
+  if (known.through < cache.top) {
+    known.n += countAbove(db, cache, term, known.through);
+    known.through = cache.top;
+  }
+  return known.n;
 }
 
 /** Forgets everything cached for this connection (tests, benchmarks of cold behaviour). */
@@ -53,34 +126,48 @@ export function clearTermCache(db: Db): void {
 }
 
 /**
+ * What a carried list's impacts are multiplied by to stay upper bounds of the term's share now:
+ * the share is IDF × a length part, the IDF has moved with the counts, and the length part grows
+ * by at most avgdl's ratio when avgdl grows (bm25.ts). 1 for a list built on the index as it is.
+ */
+export function impactScale(db: Db, cache: TermCache, term: string, list: ImpactList): number {
+  if (list.through >= cache.top && list.avgdl === cache.totals.avgdl) return 1;
+  const idf = bm25Idf(cache.totals.rows, documentFrequency(db, cache, term));
+  return (idf / list.idf) * Math.max(1, cache.totals.avgdl / list.avgdl);
+}
+
+/** Forgets one term's impact list (the planner found it too far behind the index). */
+export function dropImpactList(cache: TermCache, term: string): void {
+  for (const key of [...cache.lists.keys()])
+    if (key === term || key.startsWith(`${term}\u0000`)) cache.lists.delete(key);
+}
+
+/**
  * How many rows contain the term, counting at most `cap + 1` (a bounded probe costs about a
  * microsecond per row, so a rare term is told from a common one cheaply). Exact when below the cap.
  */
 export function probeFrequency(db: Db, cache: TermCache, term: string, cap: number): number {
-  const known = cache.df.get(term);
+  const known = current(db, cache, term);
   if (known !== undefined) return known;
+  // A floor stays a floor as the index grows.
   const floor = cache.atLeast.get(term);
   if (floor !== undefined && floor > cap) return floor;
   const row = statement(
     db,
-    "SELECT count(*) AS n FROM (SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? LIMIT ?)",
-  ).get(ftsTerm(term), cap + 1) as { n: number };
-  if (row.n <= cap) cache.df.set(term, row.n);
+    "SELECT count(*) AS n FROM (SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? AND rowid <= ? LIMIT ?)",
+  ).get(ftsTerm(term), cache.top, cap + 1) as { n: number };
+  if (row.n <= cap) cache.df.set(term, { n: row.n, through: cache.top });
   else cache.atLeast.set(term, row.n);
   return row.n;
 }
 
 /** The exact document frequency (FTS5 counts it the same way for bm25's IDF). */
 export function documentFrequency(db: Db, cache: TermCache, term: string): number {
-  const known = cache.df.get(term);
+  const known = current(db, cache, term);
   if (known !== undefined) return known;
-  const row = statement(db, "SELECT count(*) AS n FROM recall_fts WHERE recall_fts MATCH ?").get(
-    ftsTerm(term),
-  ) as {
-    n: number;
-  };
-  cache.df.set(term, row.n);
-  return row.n;
+  const n = countAbove(db, cache, term, 0);
+  cache.df.set(term, { n, through: cache.top });
+  return n;
 }
 
 /**
@@ -100,17 +187,20 @@ export function impactList(db: Db, cache: TermCache, term: string, depth = IMPAC
   const rows = statement(
     db,
     `SELECT rowid, bm25(recall_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) FROM recall_fts WHERE recall_fts MATCH ?
-     ORDER BY 2 LIMIT ?`,
+     AND rowid <= ? ORDER BY 2 LIMIT ?`,
   )
     .raw()
-    .all(ftsTerm(term), depth) as [number, number][];
+    .all(ftsTerm(term), cache.top, depth) as [number, number][];
   const list: ImpactList = {
+    through: cache.top,
+    idf: bm25Idf(cache.totals.rows, documentFrequency(db, cache, term)),
+    avgdl: cache.totals.avgdl,
     ids: rows.map((r) => r[0]),
     impacts: rows.map((r) => -r[1]),
     complete: rows.length < depth,
     buildMs: 0,
   };
-  if (list.complete) cache.df.set(term, rows.length);
+  if (list.complete) cache.df.set(term, { n: rows.length, through: cache.top });
   list.buildMs = performance.now() - started;
   cache.lists.set(key, list);
   while (cache.lists.size > MAX_LISTS) {

@@ -1,0 +1,123 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../../test/helpers/tmp.js";
+import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
+import { plannerTuning, rankDocuments, rankExact, type RankRequest } from "./planner.js";
+import { CARRY_GROWTH, clearTermCache, documentFrequency, termCache } from "./term-cache.js";
+
+let store: HistoryStore;
+let cleanup = () => {};
+let seed = 777;
+/** mulberry32: a small PRNG without the short cycles of a float LCG. */
+const next = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+let key = 0;
+
+/** Appends documents as an indexer does (the insert trigger writes their FTS rows). */
+function append(bodies: string[]): void {
+  const insert = store.db
+    .prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role,
+    title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', ?, 'user', '', ?, 1)`);
+  store.db.transaction(() => {
+    for (const body of bodies) {
+      key++;
+      insert.run(String(key), `t:${key}`, 1_700_000_000_000 + key, body);
+    }
+  })();
+}
+
+/** Filler words, plus "session" in about a fifth of the rows and "cache" in about a seventh. */
+const randomBody = () => {
+  const words = Array.from({ length: 8 + Math.floor(next() * 30) }, () => `f${Math.floor(next() * 5000)}`);
+  if (next() < 0.2) words.push(...Array.from({ length: 1 + Math.floor(next() * 3) }, () => "session"));
+  if (next() < 0.15) words.push(...Array.from({ length: 1 + Math.floor(next() * 3) }, () => "cache"));
+  return words.join(" ");
+};
+
+beforeAll(async () => {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  store = await openHistoryStore({ home: t.dir, projectionVersion: 1, engine: "fts5" });
+  append(Array.from({ length: 2000 }, randomBody));
+});
+
+afterAll(() => {
+  store.db.close();
+  cleanup();
+});
+
+afterEach(() => {
+  for (const k of Object.keys(plannerTuning) as (keyof typeof plannerTuning)[]) delete plannerTuning[k];
+  clearTermCache(store.db);
+});
+
+const request: RankRequest = { terms: ["session", "cache"], match: "any", where: [], params: [], limit: 10 };
+const count = (term: string) =>
+  store.db.prepare("SELECT count(*) FROM recall_fts WHERE recall_fts MATCH ?").pluck().get(term) as number;
+
+describe("term knowledge across index changes", () => {
+  it("carries counts and impact lists across appends, and ranks the new rows with the old", () => {
+    plannerTuning.exactMaxRows = 10;
+    const first = rankDocuments(store.db, request);
+    expect(first.plan).toBe("impact");
+    const list = termCache(store.db).lists.get("session");
+    expect(list).toBeDefined();
+    // New rows, one of them the best match of all.
+    append([...Array.from({ length: 30 }, randomBody), "session cache session cache session"]);
+    const second = rankDocuments(store.db, request);
+    const cache = termCache(store.db);
+    expect(cache.carried).toBe(true);
+    expect(cache.lists.get("session")).toBe(list); // not rebuilt
+    expect(documentFrequency(store.db, cache, "session")).toBe(count("session"));
+    expect(documentFrequency(store.db, cache, "cache")).toBe(count("cache"));
+    expect(second.exact).toBe(false); // carried knowledge: flagged, though here it is exact
+    expect(second.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
+    expect(second.rows[0]!.id).toBe(
+      store.db.prepare("SELECT max(id) FROM recall_documents").pluck().get() as number,
+    );
+  });
+
+  it("ranks as well with short carried lists as after a rebuild, the new best row first", () => {
+    plannerTuning.exactMaxRows = 10;
+    plannerTuning.depth = 24; // lists hold a fraction of each term's rows
+    rankDocuments(store.db, request);
+    append([...Array.from({ length: 40 }, randomBody), "session cache session cache cache"]);
+    const carried = rankDocuments(store.db, request).rows.map((r) => r.id);
+    clearTermCache(store.db);
+    const rebuilt = rankDocuments(store.db, request).rows.map((r) => r.id);
+    const reference = rankExact(store.db, request).map((r) => r.id);
+    expect(carried[0]).toBe(reference[0]);
+    const overlap = (a: number[]) => a.filter((id) => reference.includes(id)).length / reference.length;
+    expect(overlap(carried)).toBeGreaterThanOrEqual(overlap(rebuilt) - 0.1);
+  });
+
+  it("rebuilds stale lists when more new rows match than it scores outright", () => {
+    plannerTuning.exactMaxRows = 10;
+    plannerTuning.freshMaxRows = 5;
+    rankDocuments(store.db, request);
+    const list = termCache(store.db).lists.get("session");
+    append(Array.from({ length: 20 }, () => "session cache queue"));
+    const ranked = rankDocuments(store.db, request);
+    const rebuilt = termCache(store.db).lists.get("session");
+    expect(rebuilt).not.toBe(list);
+    expect(rebuilt!.through).toBe(termCache(store.db).top);
+    expect(ranked.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
+  });
+
+  it("starts over when the index shrinks or grows past CARRY_GROWTH", () => {
+    plannerTuning.exactMaxRows = 10;
+    rankDocuments(store.db, request);
+    store.db.prepare("DELETE FROM recall_documents WHERE id = (SELECT min(id) FROM recall_documents)").run();
+    let cache = termCache(store.db);
+    expect(cache.carried).toBe(false);
+    expect(cache.lists.size).toBe(0);
+    rankDocuments(store.db, request);
+    append(Array.from({ length: Math.ceil(cache.totals.rows * CARRY_GROWTH) + 10 }, randomBody));
+    cache = termCache(store.db);
+    expect(cache.carried).toBe(false);
+    expect(cache.df.size).toBe(0);
+  });
+});
