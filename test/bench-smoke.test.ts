@@ -78,6 +78,7 @@ describe("npm run bench at the smallest scale", () => {
     expect(mcp.roundTrip.p95.unit).toBe("ms");
     expect(mcp.firstCall.p95.unit).toBe("ms");
     expect(scale.large.peakRss.unit).toBe("MiB");
+    expect(scale.history.live.latency.p95.unit).toBe("ms");
     expect(scale.large.lines.value).toBeGreaterThan(1000);
     // LoCoMo needs ../shared (absent from a user's clone): figures or an honest note.
     if ("unavailable" in result.locomo) expect(result.locomo.unavailable).toMatch(/LoCoMo/);

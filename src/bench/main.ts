@@ -20,6 +20,7 @@ import { attachChatSearch } from "../embed/attach.js";
 import { benchChatSearch } from "./chat-search.js";
 import { benchColdProcess } from "./cold-process.js";
 import { benchLargeTranscript, LARGE_TRANSCRIPT_BYTES } from "./large-transcript.js";
+import { benchLiveSearch } from "./live-search.js";
 import { benchMcpRoundTrip } from "./mcp-round-trip.js";
 import { chatCorpus, databaseBytes, historyCorpus, SCALES, scratchDir, type ScaleName } from "./corpus.js";
 import { benchHistorySearch } from "./history-search.js";
@@ -199,6 +200,13 @@ async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryS
       if (wants(args, "history")) {
         log(`${scale}: search_history, ${args.queries} queries per class`);
         result.search = await benchHistorySearch(store.db, store.engine, queries, samples.fidelity);
+        log(`${scale}: search_history while the index grows (${args.queries} queries)`);
+        // One query of each class in turn, as a working agent's mix.
+        const classes = ["rare", "identifier", "mixed", "common"] as const;
+        const mixed = queries.rare.flatMap((_, i) =>
+          classes.map((cls) => queries[cls][i]?.text).filter((q) => q !== undefined),
+        );
+        result.live = benchLiveSearch(store.db, store.engine, store.file, mixed, args.queries);
       }
       if (wants(args, "baselines")) {
         const tool = createSearchHistoryTool(store.db, store.engine);

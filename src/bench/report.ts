@@ -1,6 +1,7 @@
 import type { ChatSearchFigures } from "./chat-search.js";
 import type { ColdProcessFigures } from "./cold-process.js";
 import type { LargeTranscriptFigures } from "./large-transcript.js";
+import type { LiveSearchFigures } from "./live-search.js";
 import type { McpRoundTripFigures } from "./mcp-round-trip.js";
 import type { Baseline } from "./baselines.js";
 import type { HistorySearchFigures } from "./history-search.js";
@@ -36,6 +37,7 @@ export interface HistoryScale {
   baselines?: { needles: Figure; ripgrep: Baseline; like: Baseline };
   coldProcess?: ColdProcessFigures;
   mcp?: McpRoundTripFigures;
+  live?: LiveSearchFigures;
 }
 
 export interface ChatScale {
@@ -329,6 +331,13 @@ export function renderReport(result: BenchResult): string {
         cp.available
           ? `${fmt(cp.wall?.p50)} / ${fmt(cp.wall?.p95)}; ${fmt(cp.maxPeakRss)}`
           : (cp.note ?? "unavailable"),
+        "–",
+      ]);
+    }
+    if (h?.live) {
+      rows.push([
+        `search_history while the index grows (${fmt(h.live.appendedPerQuery)} appended before each query): p50 / p95 / p99`,
+        ms(h.live.latency),
         "–",
       ]);
     }
