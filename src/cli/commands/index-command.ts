@@ -1,9 +1,12 @@
 import type { Command } from "commander";
+import type { Env } from "../../config/paths.js";
+import type { Config } from "../../config/schema.js";
 import type { BackfillResult } from "../../indexer/backfill.js";
 import { sourceCoverage, type SourceCoverage } from "../../indexer/coverage.js";
 import { type WorkProgress } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { openHistoryStore } from "../../store/history-store.js";
+import type { Db } from "../../store/open.js";
 import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
@@ -101,6 +104,37 @@ export function showProgress(bar: Progress | null, p: WorkProgress): void {
  * `recall index`: a foreground backfill of this machine's agent transcripts — the worker's
  * bounded batches back to back, with a progress bar — then a per-source summary.
  */
+/**
+ * Brings the index up to date the way every writing command does: a running broker indexes with
+ * its own worker; otherwise this process takes the broker's place for the duration and runs the
+ * same bounded batches in the foreground (`recall index`, `recall start`).
+ */
+export async function catchUpThroughBroker(options: {
+  home: string;
+  db: Db;
+  /** Where the sources read from. */
+  env: Env;
+  config: Config;
+  bar: Progress | null;
+  command: string;
+}): Promise<{ by: "broker" | "local"; result: BackfillResult }> {
+  const work = await brokerOrLocal({
+    home: options.home,
+    request: { command: "index" },
+    onProgress: (p) => showProgress(options.bar, p as WorkProgress),
+    busyMessage: `busy: \`recall ${options.command}\` is indexing in the foreground`,
+    local: async () => {
+      const worker = foregroundWorker(options.db, options.env, options.config);
+      try {
+        return await worker.catchUp((p) => showProgress(options.bar, p));
+      } finally {
+        await worker.stop();
+      }
+    },
+  });
+  return { by: work.by, result: work.result as BackfillResult };
+}
+
 export const indexCommand: CommandModule = {
   register(program: Command, ctx) {
     program
@@ -120,27 +154,9 @@ export const indexCommand: CommandModule = {
         const bar = flags.json ? null : progressBar("indexing", 1);
         const started = Date.now();
         try {
-          // A running broker indexes with its own worker; otherwise this process takes the
-          // broker's place for the duration and runs the same bounded batches in the foreground.
-          const work = await brokerOrLocal({
-            home,
-            request: { command: "index" },
-            onProgress: (p) => showProgress(bar, p as WorkProgress),
-            busyMessage: "busy: `recall index` is indexing in the foreground",
-            local: async () => {
-              const worker = foregroundWorker(store.db, env, config);
-              try {
-                return {
-                  result: await worker.catchUp((p) => showProgress(bar, p)),
-                  names: worker.sourceNames(),
-                };
-              } finally {
-                await worker.stop();
-              }
-            },
-          });
+          const work = await catchUpThroughBroker({ home, db: store.db, env, config, bar, command: "index" });
           bar?.stop();
-          const result = work.by === "local" ? work.result.result : (work.result as BackfillResult);
+          const result = work.result;
           const summary = summarize(result, sourceCoverage(store.db, Object.keys(result.sources)), {
             engine: store.engine,
             file: store.file,

@@ -3,16 +3,13 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { agentRoots, type Env } from "../../config/paths.js";
 import { generateDemoCorpus, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
-import type { BackfillResult } from "../../indexer/backfill.js";
-import type { WorkProgress } from "../../indexer/worker.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
 import { openHistoryStore } from "../../store/history-store.js";
-import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { progressBar } from "../progress.js";
-import { showProgress } from "./index-command.js";
+import { catchUpThroughBroker } from "./index-command.js";
 import { formatHit } from "./search.js";
 import { parsePort, serveDashboard } from "./serve.js";
 
@@ -90,22 +87,16 @@ export const startCommand: CommandModule = {
         try {
           // The index's one writer indexes: a running broker, or this process in its place.
           const bar = progressBar("indexing", 1);
-          const work = await brokerOrLocal({
+          const work = await catchUpThroughBroker({
             home,
-            request: { command: "index" },
-            onProgress: (p) => showProgress(bar, p as WorkProgress),
-            busyMessage: "busy: `recall start` is indexing in the foreground",
-            local: async () => {
-              const worker = foregroundWorker(store.db, sourceEnv, config);
-              try {
-                return await worker.catchUp((p) => showProgress(bar, p));
-              } finally {
-                await worker.stop();
-              }
-            },
+            db: store.db,
+            env: sourceEnv,
+            config,
+            bar,
+            command: "start",
           });
           bar.stop();
-          const result = work.result as BackfillResult;
+          const result = work.result;
           process.stdout.write(
             `Indexed ${result.records} records in ${result.batches} batches (engine ${store.engine}${work.by === "broker" ? ", by the running broker" : ""}) into ${store.file}\n\n`,
           );
