@@ -7,15 +7,14 @@
  * Without /usr/bin/chromium the suite is skipped with a visible note on a developer's machine;
  * in CI (CI=true or RECALL_REQUIRE_BROWSER=1) a missing browser fails the run instead.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, runCli } from "./helpers/cli.js";
+import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
+import { connectMcp } from "./helpers/mcp.js";
 import { startServe, type ServeProcess } from "./helpers/http.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -276,16 +275,7 @@ describe.skipIf(!present && !required)("dashboard in Chromium", () => {
   });
 
   it("lists a real recall mcp tool call in the agents-consulted view", async () => {
-    const env = { ...(process.env as Record<string, string>), ...demo.env };
-    delete env.RECALL_SESSION_ID;
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp"],
-      env,
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "dashboard-test", version: "1.0.0" });
-    await client.connect(transport);
+    const { client } = await connectMcp(demo.env, { name: "dashboard-test" });
     let conversations: string[] = [];
     try {
       const result = await client.callTool({ name: "search_history", arguments: { query: XSS_TOKEN } });

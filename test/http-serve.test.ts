@@ -3,13 +3,13 @@
  * (follows while the MCP server indexes, takes over when it exits), its API answers exactly what
  * the MCP tools answer for the same input, and the "agents consulted" feed shows the MCP calls.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createServer } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, runCli } from "./helpers/cli.js";
+import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
+import { connectMcp } from "./helpers/mcp.js";
 import { httpRequest, login, startServe, type ServeProcess } from "./helpers/http.js";
 
 let demo: DemoHome;
@@ -38,19 +38,10 @@ beforeAll(async () => {
   demo = await createDemoHome({ seed: 41, messages: 500 });
   const indexed = runCli(["index"], demo.env);
   expect(indexed.status, indexed.stderr).toBe(0);
-  const env = { ...(process.env as Record<string, string>), ...demo.env };
-  delete env.RECALL_SESSION_ID;
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp"],
-    env,
-    stderr: "pipe",
-  });
-  let mcpErr = "";
-  transport.stderr?.on("data", (d: Buffer) => (mcpErr += d.toString()));
-  client = new Client({ name: "http-serve-test", version: "1.0.0" });
-  await client.connect(transport);
-  await until("the MCP server to become the broker", () => /elected broker/.test(mcpErr));
+  const mcp = await connectMcp(demo.env, { name: "http-serve-test" });
+  client = mcp.client;
+  const mcpErr = mcp.stderr;
+  await until("the MCP server to become the broker", () => /elected broker/.test(mcpErr()));
   serve = await startServe({ ...demo.env, RECALL_SESSION_ID: "" });
   cookie = await login(serve.loginUrl);
 });

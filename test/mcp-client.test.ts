@@ -1,15 +1,15 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, runCli } from "./helpers/cli.js";
+import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
+import { connectMcp } from "./helpers/mcp.js";
 
 let demo: DemoHome;
 let client: Client;
-let stderr = "";
+let stderr: () => string = () => "";
 /** The Dyad needle whose app folder the server runs in (search_chats/read_chat bind to it). */
 let chatNeedle: DemoHome["manifest"]["needles"][number];
 /** A chat of another app in the same database. */
@@ -32,16 +32,12 @@ beforeAll(async () => {
     .pluck()
     .get(chatNeedle.ref.appId) as number;
   dyad.close();
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp"],
+  const mcp = await connectMcp(demo.env, {
+    name: "recall-test",
     cwd: path.join(demo.manifest.paths.dyadAppsDir, appPath),
-    env: { ...(process.env as Record<string, string>), ...demo.env },
-    stderr: "pipe",
   });
-  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  client = new Client({ name: "recall-test", version: "1.0.0" });
-  await client.connect(transport);
+  client = mcp.client;
+  stderr = mcp.stderr;
 });
 
 afterAll(async () => {
@@ -140,7 +136,7 @@ describe("recall mcp over stdio (real SDK client, real process)", () => {
     const out = JSON.parse(text(result));
     for (const canary of demo.manifest.canaries) expect(text(result)).not.toContain(canary);
     expect(out.hits.filter((h: { relaxed?: boolean }) => !h.relaxed)).toEqual([]);
-    expect(stderr).not.toContain(canaryQuery);
+    expect(stderr()).not.toContain(canaryQuery);
     const audit = readFileSync(path.join(demo.env.RECALL_HOME!, "audit.jsonl"), "utf8");
     expect(audit).not.toContain(canaryQuery);
     expect(audit).toContain('"tool":"search_history"');

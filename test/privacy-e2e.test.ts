@@ -9,8 +9,7 @@
  * A byte grep of history.db for a corpus canary would prove nothing either way, so the "never
  * stored" check uses a fresh marker that occurs nowhere in the corpus, and greps every file.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -18,13 +17,14 @@ import path from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CANARY_PATTERN } from "../src/demo/canaries.js";
-import { CLI, runCli } from "./helpers/cli.js";
+import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
+import { connectMcp } from "./helpers/mcp.js";
 import { httpRequest, login, startServe, type ServeProcess } from "./helpers/http.js";
 
 let demo: DemoHome;
 let client: Client;
-let mcpStderr = "";
+let mcpStderr: () => string = () => "";
 let recallHome = "";
 /** Conversations whose retained source bytes contain at least one canary. */
 let canaryConversations: string[] = [];
@@ -89,15 +89,9 @@ beforeAll(async () => {
   presentCanaries = [...found].sort();
   canaryConversations = [...conversations].sort();
 
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp"],
-    env: { ...(process.env as Record<string, string>), ...demo.env },
-    stderr: "pipe",
-  });
-  transport.stderr?.on("data", (d: Buffer) => (mcpStderr += d.toString()));
-  client = new Client({ name: "privacy-test", version: "1.0.0" });
-  await client.connect(transport);
+  const mcp = await connectMcp(demo.env, { name: "privacy-test" });
+  client = mcp.client;
+  mcpStderr = mcp.stderr;
   serve = await startServe(demo.env);
   cookie = await login(serve.loginUrl);
 });
@@ -287,7 +281,7 @@ describe("privacy end to end (demo corpus)", () => {
         expect(bytes.includes(Buffer.from(needle)), `${needle} in ${file}`).toBe(false);
       }
     }
-    for (const stderr of [mcpStderr, serve.stderr(), serve.stdout(), ...cliStderr]) {
+    for (const stderr of [mcpStderr(), serve.stderr(), serve.stdout(), ...cliStderr]) {
       for (const needle of needles) expect(stderr).not.toContain(needle);
     }
     const audit = readFileSync(path.join(recallHome, "audit.jsonl"), "utf8");
