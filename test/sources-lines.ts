@@ -68,12 +68,13 @@ export function codexTurnContext(at = BASE_TIME, model = "gpt-test"): string {
   return `${JSON.stringify({ timestamp: iso(at), type: "turn_context", payload: { cwd: "/nonexistent/recall-test/codex", model } })}\n`;
 }
 
-/** A user prompt as 0.147+ writes it: response_item, then its item_completed twin. */
-export function codexUserTurn(thread: string, text: string, at: number, id: string): string {
+/** One turn as 0.147+ writes it: response_item, then its item_completed twin. */
+function codexTurn(role: "user" | "assistant", thread: string, text: string, at: number, id: string): string {
+  const user = role === "user";
   const item = {
     timestamp: iso(at),
     type: "response_item",
-    payload: { type: "message", role: "user", id, content: [{ type: "input_text", text }] },
+    payload: { type: "message", role, id, content: [{ type: user ? "input_text" : "output_text", text }] },
   };
   const event = {
     timestamp: iso(at),
@@ -82,30 +83,19 @@ export function codexUserTurn(thread: string, text: string, at: number, id: stri
       type: "item_completed",
       thread_id: thread,
       turn_id: `turn-${id}`,
-      item: { type: "UserMessage", id, content: [{ type: "text", text }] },
+      item: user
+        ? { type: "UserMessage", id, content: [{ type: "text", text }] }
+        : { type: "AgentMessage", id, content: [{ type: "Text", text }] },
     },
   };
   return `${JSON.stringify(item)}\n${JSON.stringify(event)}\n`;
 }
 
-export function codexAgentTurn(thread: string, text: string, at: number, id: string): string {
-  const item = {
-    timestamp: iso(at),
-    type: "response_item",
-    payload: { type: "message", role: "assistant", id, content: [{ type: "output_text", text }] },
-  };
-  const event = {
-    timestamp: iso(at),
-    type: "event_msg",
-    payload: {
-      type: "item_completed",
-      thread_id: thread,
-      turn_id: `turn-${id}`,
-      item: { type: "AgentMessage", id, content: [{ type: "Text", text }] },
-    },
-  };
-  return `${JSON.stringify(item)}\n${JSON.stringify(event)}\n`;
-}
+export const codexUserTurn = (thread: string, text: string, at: number, id: string) =>
+  codexTurn("user", thread, text, at, id);
+
+export const codexAgentTurn = (thread: string, text: string, at: number, id: string) =>
+  codexTurn("assistant", thread, text, at, id);
 
 /** zstd-compresses with the zstd binary when present (real compressed blocks), else raw-block frames. */
 export function zstd(data: Buffer): Buffer {

@@ -93,11 +93,11 @@ const FIND_RECORD = `SELECT id FROM recall_records WHERE conversation = ? AND re
 const INSERT_RECORD = `
   INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text, truncated, cursor,
     model, branch)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  VALUES (@conversation, @ordinal, @key, @at, @role, @kind, @hitId, @text, @truncated, @cursor, @model, @branch)`;
 const UPDATE_RECORD = `
-  UPDATE recall_records SET at = ?, role = ?, kind = ?, hit_id = ?, text = ?, truncated = ?, cursor = ?, model = ?,
-    branch = ?
-  WHERE id = ?`;
+  UPDATE recall_records SET at = @at, role = @role, kind = @kind, hit_id = @hitId, text = @text,
+    truncated = @truncated, cursor = @cursor, model = @model, branch = @branch
+  WHERE id = @id`;
 
 /**
  * One document per (source, source key). When another conversation already holds the key
@@ -432,34 +432,21 @@ function writeRecord(
     write.fresh && !write.fresh.has(key)
       ? undefined
       : (statement(db, FIND_RECORD).get(conv.id, key) as { id: number } | undefined);
+  const values = {
+    at: record.at,
+    role: record.role,
+    kind: record.kind,
+    hitId,
+    text: projected.read.text,
+    truncated,
+    cursor: record.cursor,
+    model,
+    branch,
+  };
   if (existing) {
-    statement(db, UPDATE_RECORD).run(
-      record.at,
-      record.role,
-      record.kind,
-      hitId,
-      projected.read.text,
-      truncated,
-      record.cursor,
-      model,
-      branch,
-      existing.id,
-    );
+    statement(db, UPDATE_RECORD).run({ ...values, id: existing.id });
   } else {
-    statement(db, INSERT_RECORD).run(
-      conv.id,
-      write.next,
-      key,
-      record.at,
-      record.role,
-      record.kind,
-      hitId,
-      projected.read.text,
-      truncated,
-      record.cursor,
-      model,
-      branch,
-    );
+    statement(db, INSERT_RECORD).run({ ...values, conversation: conv.id, ordinal: write.next, key });
     write.next += 1;
     write.fresh?.add(key);
   }
