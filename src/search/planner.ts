@@ -321,13 +321,6 @@ function kthLargest(values: Float64Array, k: number): number {
   return values[target]!;
 }
 
-/**
- * The threshold algorithm over the terms' impact lists (see the module comment), reading the
- * lists whole: every row in some list gets an upper bound (its known impacts plus, for each list
- * it is missing from, that list's last impact — or nothing when the list is complete), rows are
- * scored in full in order of that bound, and the search stops once the K-th best score beats both
- * the next row's bound and τ, the bound of rows in no list at all.
- */
 /** Rows added since a list was built that a query scores itself rather than rebuild the list. */
 export const FRESH_MAX_ROWS = 1024;
 
@@ -359,6 +352,13 @@ function listsWithFresh(
   return { lists, fresh: [] };
 }
 
+/**
+ * The threshold algorithm over the terms' impact lists (see the module comment), reading the
+ * lists whole: every row in some list gets an upper bound (its known impacts plus, for each list
+ * it is missing from, that list's last impact — or nothing when the list is complete), rows are
+ * scored in full in order of that bound, and the search stops once the K-th best score beats both
+ * the next row's bound and τ, the bound of rows in no list at all.
+ */
 function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResult | null {
   const n = request.terms.length;
   const { lists, fresh } = listsWithFresh(db, cache, request);
