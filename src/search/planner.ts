@@ -28,10 +28,11 @@ import {
  *   look-up of the best rows only (rankExactCut, provably equal, else the reference itself).
  * - enumerate: an AND query whose matching rows are few (a rare term among common ones): the
  *   rows are listed without scoring, then scored here with FTS5's own formula and numbers
- *   (bm25.ts; document frequencies and avgdl read from the index, cached per generation), so no
+ *   (bm25.ts; document frequencies and avgdl read from the index, cached in term-cache.ts), so no
  *   IDF is recounted per query.
  * - impact: the threshold algorithm over per-term impact lists (each term's best rows by its own
- *   bm25 share, built once per index generation, term-cache.ts). Rows of the lists are scored in
+ *   bm25 share, built on first use and carried while the index grows, term-cache.ts; rows newer
+ *   than a list are scored outright). Rows of the lists are scored in
  *   full, most promising first; a row in no list scores at most τ = Σ (each list's last impact),
  *   a row in some lists at most its known impacts plus the others' last impacts, so once the K-th
  *   best row found beats every bound left the answer is proven exact. When every term is common
