@@ -161,6 +161,12 @@ function indexingFigures(
     longestBatch: fig(round(run.longestBatchMs, 1), "ms"),
     batches: fig(run.batches, "batches"),
     ...(run.oversized !== undefined ? { oversized: fig(run.oversized, "records") } : {}),
+    ...(run.termStatsMs !== undefined
+      ? {
+          termStats: fig(round(run.termStatsMs / 1000, 1), "s"),
+          termStatsTerms: fig(run.termStats ?? null, "terms"),
+        }
+      : {}),
     ...(run.longestOversizedMs !== undefined
       ? { longestOversized: fig(round(run.longestOversizedMs, 1), "ms") }
       : {}),

@@ -27,6 +27,9 @@ export interface IndexingFigures {
   oversized?: Figure;
   /** A batch of one record over the batch byte bound (reported apart from longestBatch). */
   longestOversized?: Figure;
+  /** History: the broker's idle job after the backfill (common terms' persisted statistics). */
+  termStats?: Figure;
+  termStatsTerms?: Figure;
   /** Embedded mode: migration and its pre-migration backup of the host database. */
   attach?: Figure;
 }
@@ -278,6 +281,12 @@ export function renderReport(result: BenchResult): string {
       ...both((x) => `${fmt(x.indexing.indexSize)} (${fmt(x.indexing.indexToSource, 2)})`),
     ]);
     rows.push(["longest single batch", ...both((x) => fmt(x.indexing.longestBatch))]);
+    if (h?.indexing.termStats)
+      rows.push([
+        "idle job after backfill: common terms' statistics (terms, time)",
+        `${fmt(h.indexing.termStatsTerms)}, ${fmt(h.indexing.termStats)}`,
+        "–",
+      ]);
     for (const cls of ["rare", "mixed", "identifier", "common", "filtered"] as const) {
       const hc = h?.search?.classes[cls];
       const cc = c?.search?.classes[cls];

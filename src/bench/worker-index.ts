@@ -14,6 +14,7 @@ import { PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { openDatabase } from "../store/open.js";
+import { createTermStatsJob } from "../cli/term-stats-job.js";
 
 export interface IndexRun {
   kind: "history" | "chats";
@@ -29,6 +30,9 @@ export interface IndexRun {
   maxRssBytes: number;
   oversized?: number;
   documents?: number;
+  /** History: the broker's idle job run to the end after the backfill (common terms' statistics). */
+  termStatsMs?: number;
+  termStats?: number;
 }
 
 async function history(home: string, recallHome: string): Promise<IndexRun> {
@@ -44,6 +48,12 @@ async function history(home: string, recallHome: string): Promise<IndexRun> {
   const result = backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: systemClock });
   const wallMs = performance.now() - t0;
   for (const s of sources) s.close?.();
+  // What the broker does in its first idle cycles after a backfill, timed apart.
+  const t1 = performance.now();
+  const job = createTermStatsJob(store.db);
+  let termStats = 0;
+  while (job.step()) termStats++;
+  const termStatsMs = performance.now() - t1;
   const documents = (store.db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n;
   store.db.pragma("wal_checkpoint(TRUNCATE)");
   store.close();
@@ -56,6 +66,8 @@ async function history(home: string, recallHome: string): Promise<IndexRun> {
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
     oversized: result.counters.oversized,
     documents,
+    termStatsMs,
+    termStats,
   };
 }
 

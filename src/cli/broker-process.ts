@@ -8,6 +8,10 @@ import { PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
 import { registerFunctions } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
+import { createTermStatsJob } from "./term-stats-job.js";
+
+/** How long one idle cycle may spend on term statistics (each term is one FTS5 pass). */
+const IDLE_SLICE_MS = 200;
 
 export interface BrokerProcessOptions {
   home: string;
@@ -38,6 +42,7 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
         // The worker writes through its own connection; searches keep reading through theirs.
         writer = openDatabase(options.file);
         registerFunctions(writer);
+        const termStats = createTermStatsJob(writer);
         const w = createIndexWorker({
           db: writer,
           createSources: () => createSources(options.sourceEnv, options.config),
@@ -46,6 +51,11 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
           rawMaxBytesPerSource: options.config.retention.rawMaxBytesPerSource,
           writer: "broker",
           log,
+          // Idle: keep common terms' statistics for fresh processes, a bounded slice at a time.
+          onIdle: () => {
+            const until = performance.now() + IDLE_SLICE_MS;
+            while (performance.now() < until && termStats.step());
+          },
         });
         w.start();
         worker = w;

@@ -139,6 +139,8 @@ export interface WorkerOptions {
   writer?: PublishedCoverage["writer"];
   /** Content-free log lines (counts, durations, error kinds); never text of any record. */
   log?: (line: string) => void;
+  /** Bounded work for idle cycles, when no source has anything waiting (the broker's term statistics). */
+  onIdle?: () => void;
 }
 
 export interface WorkProgress {
@@ -300,6 +302,14 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         );
       }
       if (stopped) break;
+      if (!busy && options.onIdle) {
+        try {
+          await withLock(async () => options.onIdle!());
+        } catch (error) {
+          figures.errors += 1;
+          log(`idle work failed (${errorKind(error)})`);
+        }
+      }
       await sleep(busy ? cadence.backlogMs : cadence.idleMs);
     }
   };

@@ -1,5 +1,6 @@
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
+import { readTermStats, type StoredTermStats } from "../store/term-stats.js";
 import { bm25Idf } from "./bm25.js";
 import { ftsTotals, type FtsTotals } from "./fts-index.js";
 import { BODY_WEIGHT, TITLE_WEIGHT } from "./weights.js";
@@ -61,6 +62,8 @@ export interface TermCache {
   /** Lower bounds from bounded probes: "at least this many rows", for terms not counted yet. */
   atLeast: Map<string, number>;
   lists: Map<string, ImpactList>;
+  /** Persisted statistics looked up so far (null: none usable). */
+  stored: Map<string, StoredTermStats | null>;
 }
 
 const caches = new WeakMap<Db, TermCache>();
@@ -93,6 +96,7 @@ export function termCache(db: Db): TermCache {
       df: new Map(),
       atLeast: new Map(),
       lists: new Map(),
+      stored: new Map(),
     };
   }
   caches.set(db, cache);
@@ -109,10 +113,15 @@ function countAbove(db: Db, cache: TermCache, term: string, after: number): numb
   ).n;
 }
 
-/** A carried count brought up to the cache's top. */
+/** A carried (or persisted) count brought up to the cache's top. */
 function current(db: Db, cache: TermCache, term: string): number | undefined {
-  const known = cache.df.get(term);
-  if (!known) return undefined;
+  let known = cache.df.get(term);
+  if (!known) {
+    const stored = usableStored(db, cache, term);
+    if (!stored) return undefined;
+    known = { n: stored.df, through: stored.through };
+    cache.df.set(term, known);
+  }
   if (known.through < cache.top) {
     known.n += countAbove(db, cache, term, known.through);
     known.through = cache.top;
@@ -183,6 +192,28 @@ export function impactList(db: Db, cache: TermCache, term: string, depth = IMPAC
     cache.lists.set(key, cached);
     return cached;
   }
+  const stored = depth === IMPACT_DEPTH ? usableStored(db, cache, term) : undefined;
+  const list = stored
+    ? {
+        through: stored.through,
+        idf: stored.idf,
+        avgdl: stored.avgdl,
+        ids: stored.ids,
+        impacts: stored.impacts,
+        complete: stored.complete,
+        buildMs: 0,
+      }
+    : buildImpactList(db, cache, term, depth);
+  cache.lists.set(key, list);
+  while (cache.lists.size > MAX_LISTS) {
+    const oldest = cache.lists.keys().next().value as string;
+    cache.lists.delete(oldest);
+  }
+  return list;
+}
+
+/** The term's impact list computed from the index as it is now (one single-term FTS5 query). */
+export function buildImpactList(db: Db, cache: TermCache, term: string, depth = IMPACT_DEPTH): ImpactList {
   const started = performance.now();
   const rows = statement(
     db,
@@ -202,10 +233,27 @@ export function impactList(db: Db, cache: TermCache, term: string, depth = IMPAC
   };
   if (list.complete) cache.df.set(term, { n: rows.length, through: cache.top });
   list.buildMs = performance.now() - started;
-  cache.lists.set(key, list);
-  while (cache.lists.size > MAX_LISTS) {
-    const oldest = cache.lists.keys().next().value as string;
-    cache.lists.delete(oldest);
-  }
   return list;
+}
+
+/**
+ * Statistics the broker persisted for the term (store/term-stats.ts), when they describe this
+ * index closely enough to carry: built at most CARRY_GROWTH rows ago and not past its top. Using
+ * them makes the cache's answers inexact, as carried knowledge does.
+ */
+function usableStored(db: Db, cache: TermCache, term: string): StoredTermStats | undefined {
+  const seen = cache.stored.get(term);
+  if (seen !== undefined) return seen ?? undefined;
+  const stored = readTermStats(db, term);
+  cache.stored.set(term, null);
+  if (
+    !stored ||
+    stored.through > cache.top ||
+    stored.builtRows > cache.totals.rows ||
+    cache.totals.rows > stored.builtRows * (1 + CARRY_GROWTH)
+  )
+    return undefined;
+  if (stored.through !== cache.top || stored.builtRows !== cache.totals.rows) cache.carried = true;
+  cache.stored.set(term, stored);
+  return stored;
 }

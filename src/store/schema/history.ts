@@ -1,8 +1,13 @@
 import type { Migration } from "../migrate.js";
 import { historyV1, type HistorySchemaContext } from "./history-v1.js";
 import { historyV2 } from "./history-v2.js";
+import { historyV3 } from "./history-v3.js";
 
 export type { HistorySchemaContext };
 
 /** history.db's migrations, oldest first. Append; never edit a released step. */
-export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [historyV1, historyV2];
+export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
+  historyV1,
+  historyV2,
+  historyV3,
+];

@@ -1,0 +1,38 @@
+import { CARRY_GROWTH } from "../search/term-cache.js";
+import { commonTerms, computeTermStats } from "../search/term-stats.js";
+import { ftsTotals } from "../search/fts-index.js";
+import type { Db } from "../store/open.js";
+import { storedTermRows, writeTermStats } from "../store/term-stats.js";
+
+/**
+ * The broker's idle job that keeps common terms' statistics in the index (schema v3), so a fresh
+ * `recall search` or `recall mcp` starts warm. It plans once per CARRY_GROWTH of index growth:
+ * the common terms of an even sample whose stored statistics are missing or too old; then each
+ * step computes and writes one of them (one FTS5 pass over that term).
+ */
+export interface TermStatsJob {
+  /** Does one term's work; false when there is nothing to do. */
+  step(): boolean;
+}
+
+export function createTermStatsJob(db: Db): TermStatsJob {
+  let queue: string[] = [];
+  let plannedRows = -1;
+  return {
+    step() {
+      if (queue.length === 0) {
+        const rows = ftsTotals(db).rows;
+        if (rows === 0 || (plannedRows >= 0 && rows < plannedRows * (1 + CARRY_GROWTH))) return false;
+        plannedRows = rows;
+        const stored = storedTermRows(db);
+        queue = commonTerms(db).filter((t) => {
+          const built = stored.get(t);
+          return built === undefined || rows > built * (1 + CARRY_GROWTH / 2) || rows < built;
+        });
+        if (queue.length === 0) return false;
+      }
+      writeTermStats(db, computeTermStats(db, queue.shift()!));
+      return true;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { Db } from "../store/open.js";
+import { sampleBodies, type StoredTermStats } from "../store/term-stats.js";
+import { queryTokens } from "./query.js";
+import { buildImpactList, clearTermCache, documentFrequency, termCache } from "./term-cache.js";
+
+/** Documents sampled to find the index's common terms. */
+export const TERM_SAMPLE = 600;
+/** A term in at least this share of the sample is common: its first use would cost a full pass. */
+export const COMMON_SHARE = 0.02;
+export const MAX_COMMON_TERMS = 160;
+
+/**
+ * The index's most common terms, from an even sample of its documents: the terms whose counts
+ * and impact lists cost the most to build on first use. Reads only.
+ */
+export function commonTerms(db: Db, sample = TERM_SAMPLE): string[] {
+  const bodies = sampleBodies(db, sample);
+  const docs = new Map<string, number>();
+  for (const body of bodies) for (const t of new Set(queryTokens(body))) docs.set(t, (docs.get(t) ?? 0) + 1);
+  const min = Math.max(2, bodies.length * COMMON_SHARE);
+  return [...docs]
+    .filter(([, n]) => n >= min)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, MAX_COMMON_TERMS)
+    .map(([t]) => t);
+}
+
+/** One term's count and impact list, computed from the index as it is now (reads only). */
+export function computeTermStats(db: Db, term: string): StoredTermStats {
+  // A fresh cache: nothing carried or persisted may stand in for the computation.
+  clearTermCache(db);
+  const cache = termCache(db);
+  cache.stored.set(term, null);
+  const df = documentFrequency(db, cache, term);
+  const list = buildImpactList(db, cache, term);
+  return {
+    term,
+    df,
+    through: list.through,
+    builtRows: cache.totals.rows,
+    idf: list.idf,
+    avgdl: list.avgdl,
+    complete: list.complete,
+    ids: list.ids,
+    impacts: list.impacts,
+  };
+}
