@@ -1,53 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../../test/helpers/tmp.js";
-import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
+import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpus.js";
+import type { HistoryStore } from "../store/history-store.js";
 import { plannerTuning, rankDocuments, rankExact, type RankRequest } from "./planner.js";
 import { CARRY_GROWTH, clearTermCache, documentFrequency, termCache } from "./term-cache.js";
 
+let corpus: TermCorpus;
 let store: HistoryStore;
-let cleanup = () => {};
-let seed = 777;
-/** mulberry32: a small PRNG without the short cycles of a float LCG. */
-const next = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-let key = 0;
-
-/** Appends documents as an indexer does (the insert trigger writes their FTS rows). */
-function append(bodies: string[]): void {
-  const insert = store.db
-    .prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role,
-    title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', ?, 'user', '', ?, 1)`);
-  store.db.transaction(() => {
-    for (const body of bodies) {
-      key++;
-      insert.run(String(key), `t:${key}`, 1_700_000_000_000 + key, body);
-    }
-  })();
-}
-
-/** Filler words, plus "session" in about a fifth of the rows and "cache" in about a seventh. */
-const randomBody = () => {
-  const words = Array.from({ length: 8 + Math.floor(next() * 30) }, () => `f${Math.floor(next() * 5000)}`);
-  if (next() < 0.2) words.push(...Array.from({ length: 1 + Math.floor(next() * 3) }, () => "session"));
-  if (next() < 0.15) words.push(...Array.from({ length: 1 + Math.floor(next() * 3) }, () => "cache"));
-  return words.join(" ");
-};
+const append = (bodies: string[]) => corpus.append(bodies);
+const randomBody = () => corpus.randomBody();
 
 beforeAll(async () => {
-  const t = tempDir();
-  cleanup = t.cleanup;
-  store = await openHistoryStore({ home: t.dir, projectionVersion: 1, engine: "fts5" });
-  append(Array.from({ length: 2000 }, randomBody));
+  corpus = await createTermCorpus({ seed: 777, rows: 2000, sessionShare: 0.2, cacheShare: 0.15 });
+  store = corpus.store;
 });
 
-afterAll(() => {
-  store.db.close();
-  cleanup();
-});
+afterAll(() => corpus.cleanup());
 
 afterEach(() => {
   for (const k of Object.keys(plannerTuning) as (keyof typeof plannerTuning)[]) delete plannerTuning[k];
