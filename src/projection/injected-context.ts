@@ -10,7 +10,8 @@ import { shortValue } from "./utf8.js";
  * Tag names match case-insensitively; an opening tag is `<name` followed by `>` or a blank. A
  * span ends at the next `</name…>`; an unclosed span drops the rest of the text (fail closed).
  */
-export const INJECTED_TAGS: ReadonlySet<string> = new Set([
+/** Claude Code's reminder, slash-command and local-command wrappers (its source splits on these too). */
+export const CLAUDE_COMMAND_TAGS = [
   "system-reminder",
   "command-name",
   "command-message",
@@ -19,6 +20,10 @@ export const INJECTED_TAGS: ReadonlySet<string> = new Set([
   "local-command-stdout",
   "local-command-stderr",
   "local-command-caveat",
+] as const;
+
+export const INJECTED_TAGS: ReadonlySet<string> = new Set([
+  ...CLAUDE_COMMAND_TAGS,
   "environment_context",
   "user_instructions",
   "developer_instructions",

@@ -19,6 +19,7 @@
  * Images keep only their media type; base64 never leaves this module.
  */
 import type { TranscriptBlock, TranscriptTurn } from "../../core/transcript.js";
+import { CLAUDE_COMMAND_TAGS } from "../../projection/index.js";
 import { arr, bool, isRecord, num, obj, parseJsonObjectLine, str, type JsonObject } from "../shared/json.js";
 import { parseTimestamp } from "../shared/time.js";
 import { scrubBinary } from "../shared/binary.js";
@@ -76,14 +77,7 @@ export type ClaudeRecord = ClaudeTurnRecord | ClaudeTitleRecord | ClaudeSkipReco
 
 /** Tags whose spans in user text are injected context, never user speech. */
 export const CLAUDE_INJECTED_TAGS = [
-  "system-reminder",
-  "command-name",
-  "command-message",
-  "command-args",
-  "command-contents",
-  "local-command-stdout",
-  "local-command-stderr",
-  "local-command-caveat",
+  ...CLAUDE_COMMAND_TAGS,
   "bash-input",
   "bash-stdout",
   "bash-stderr",

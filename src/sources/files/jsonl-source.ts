@@ -113,6 +113,36 @@ interface Live {
   state: FileState;
 }
 
+/** A file to be read from its first byte, in the epoch and retained extent `kept` names. */
+function readFromStart(
+  path: string,
+  bytes: ByteSource | null,
+  parser: JsonlParser,
+  kept: Pick<FileState, "v" | "rawFile" | "epoch" | "rawEnd"> & Partial<FileState>,
+): Live {
+  return {
+    path,
+    bytes,
+    parser,
+    readEnd: 0,
+    discarding: null,
+    committedOffset: -1,
+    countedEnd: 0,
+    storedSize: 0,
+    storedMtime: 0,
+    state: {
+      ...kept,
+      path,
+      conversation: parser.conversationId,
+      readEnd: 0,
+      discarding: null,
+      complete: false,
+      gone: false,
+      parser: null,
+    },
+  };
+}
+
 interface Tracked {
   key: string;
   candidates: Map<string, number>;
@@ -623,31 +653,12 @@ export class JsonlFileSource implements Source {
         if (!same && extent.conversation) batch.resets.push(extent.conversation);
       }
     }
-    const parser = this.spec.createParser(context, null, 0);
-    return {
-      path: at.path,
-      bytes: null,
-      parser,
-      readEnd: 0,
-      discarding: null,
-      committedOffset: -1,
-      countedEnd: 0,
-      storedSize: 0,
-      storedMtime: 0,
-      state: {
-        v: 1,
-        path: at.path,
-        rawFile: at.rawFile,
-        conversation: parser.conversationId,
-        epoch,
-        readEnd: 0,
-        rawEnd,
-        discarding: null,
-        complete: false,
-        gone: false,
-        parser: null,
-      },
-    };
+    return readFromStart(at.path, null, this.spec.createParser(context, null, 0), {
+      v: 1,
+      rawFile: at.rawFile,
+      epoch,
+      rawEnd,
+    });
   }
 
   /** The file was truncated or replaced: clear what it produced and read it again, in a new epoch. */
@@ -662,30 +673,11 @@ export class JsonlFileSource implements Source {
     batch.resets.push(live.state.conversation);
     const context: ParserContext = { key: t.key, path: file, mtimeMs: mtime };
     if (this.spec.needsHead?.(file)) context.head = readHead(bytes, 64 * 1024);
-    const parser = this.spec.createParser(context, null, 0);
-    return {
-      path: file,
-      bytes,
-      parser,
-      readEnd: 0,
-      discarding: null,
-      committedOffset: -1,
-      countedEnd: 0,
-      storedSize: 0,
-      storedMtime: 0,
-      state: {
-        ...live.state,
-        path: file,
-        conversation: parser.conversationId,
-        epoch: live.state.epoch + 1,
-        readEnd: 0,
-        rawEnd: 0,
-        discarding: null,
-        complete: false,
-        gone: false,
-        parser: null,
-      },
-    };
+    return readFromStart(file, bytes, this.spec.createParser(context, null, 0), {
+      ...live.state,
+      epoch: live.state.epoch + 1,
+      rawEnd: 0,
+    });
   }
 
   private retain(batch: SourceBatch, live: Live, offset: number, bytes: Buffer): void {
