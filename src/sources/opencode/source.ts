@@ -328,7 +328,14 @@ export class OpencodeSource implements Source {
       entry.db = null;
       return { sessionRows: rows, idle: false };
     }
-    batch.checkpoints.push({
+    batch.checkpoints.push(this.rowCheckpoint(key, state));
+    const idle = entry.caughtUp && !entry.sweeping && entry.queue.size === 0 && entry.sweepDone;
+    return { sessionRows: rows, idle };
+  }
+
+  /** A database or storage cursor: row positions live in the state, not in byte offsets. */
+  private rowCheckpoint(key: string, state: unknown): SourceCheckpoint {
+    return {
       source: this.name,
       key,
       offset: 0,
@@ -336,9 +343,7 @@ export class OpencodeSource implements Source {
       mtime: null,
       headHash: null,
       state: JSON.stringify(state),
-    });
-    const idle = entry.caughtUp && !entry.sweeping && entry.queue.size === 0 && entry.sweepDone;
-    return { sessionRows: rows, idle };
+    };
   }
 
   private conversationFor(meta: OpencodeSessionMeta): ConversationRef {
@@ -456,15 +461,7 @@ export class OpencodeSource implements Source {
     }
     this.doneRows += rows;
     if (rows > 0 || !cp) {
-      batch.checkpoints.push({
-        source: this.name,
-        key,
-        offset: 0,
-        size: null,
-        mtime: null,
-        headHash: null,
-        state: JSON.stringify(state),
-      });
+      batch.checkpoints.push(this.rowCheckpoint(key, state));
     }
     return { rows, more };
   }
@@ -664,15 +661,7 @@ export class OpencodeSource implements Source {
     }
     if (!more) state.dirMtime = dirMtime;
     state.sessionMtime = sessionMtime;
-    batch.checkpoints.push({
-      source: this.name,
-      key,
-      offset: 0,
-      size: null,
-      mtime: null,
-      headHash: null,
-      state: JSON.stringify(state),
-    });
+    batch.checkpoints.push(this.rowCheckpoint(key, state));
     return more;
   }
 
