@@ -5,7 +5,7 @@
  * string is never written to any file under RECALL_HOME nor to stderr.
  *
  * Honest caveat: history.db does hold the real canaries, inside recall_raw_chunks — the exact
- * source bytes kept (deflate-compressed) so `recall export` can give a deleted transcript back.
+ * source bytes kept (compressed) so `recall export` can give a deleted transcript back.
  * A byte grep of history.db for a corpus canary would prove nothing either way, so the "never
  * stored" check uses a fresh marker that occurs nowhere in the corpus, and greps every file.
  */
@@ -14,9 +14,9 @@ import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CANARY_PATTERN } from "../src/demo/canaries.js";
+import { decompressRaw } from "../src/indexer/raw-codec.js";
 import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 import { connectMcp } from "./helpers/mcp.js";
@@ -66,11 +66,14 @@ beforeAll(async () => {
   const db = new Database(path.join(recallHome, "history.db"), { readonly: true });
   const found = new Set<string>();
   const conversations = new Set<string>();
-  for (const row of db.prepare("SELECT conversation, data FROM recall_raw_chunks").iterate() as Iterable<{
+  for (const row of db
+    .prepare("SELECT conversation, data, codec FROM recall_raw_chunks")
+    .iterate() as Iterable<{
     conversation: string | null;
     data: Buffer;
+    codec: string;
   }>) {
-    const hits = inflateRawSync(row.data).toString("utf8").match(CANARY_PATTERN) ?? [];
+    const hits = decompressRaw(row.data, row.codec).toString("utf8").match(CANARY_PATTERN) ?? [];
     for (const c of hits) found.add(c);
     if (hits.length > 0 && row.conversation) conversations.add(row.conversation);
   }

@@ -13,6 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
+import { brotliDecompressSync, deflateRawSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { sourceCoverage } from "../src/indexer/coverage.js";
 import { exportConversation } from "../src/indexer/export.js";
@@ -213,6 +214,17 @@ describe("incremental JSONL sources", () => {
     expect(h.count("SELECT count(*) FROM recall_records")).toBe(records);
     expect(h.count("SELECT count(*) FROM recall_records WHERE text LIKE '%pelican follow-up%'")).toBe(1);
     expect(sha256(exportBytes(h, `claude:${SESSION}`))).toBe(sha256(original));
+    expect(h.count("SELECT count(*) FROM recall_raw_chunks WHERE codec <> 'brotli'")).toBe(0);
+
+    // Chunks kept before schema v4 are raw deflate: the export and the rebuild below read them.
+    const rows = h.store.db.prepare("SELECT id, data FROM recall_raw_chunks").all() as {
+      id: number;
+      data: Buffer;
+    }[];
+    const toDeflate = h.store.db.prepare(
+      "UPDATE recall_raw_chunks SET data = ?, codec = 'deflate' WHERE id = ?",
+    );
+    for (const row of rows) toDeflate.run(deflateRawSync(brotliDecompressSync(row.data)), row.id);
 
     // The CLI gives the same bytes back.
     const out = path.join(h.recallHome, "exported.jsonl");

@@ -1,6 +1,6 @@
-import { inflateRawSync } from "node:zlib";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
+import { decompressRaw } from "./raw-codec.js";
 import type { CheckpointReader, IndexView, RetainedExtent, SourceCheckpoint } from "../sources/types.js";
 
 const GET = `SELECT source, key, offset, size, mtime, head_hash AS headHash, state
@@ -11,7 +11,7 @@ const NEWEST_EPOCH = "SELECT max(epoch) AS epoch FROM recall_raw_chunks WHERE so
 const EXTENT = `SELECT max(offset + length) AS end, min(offset) AS start, min(conversation) AS conversation
   FROM recall_raw_chunks WHERE source = ? AND file = ? AND epoch = ?`;
 /** Chunks overlapping [position, position + length), in order. */
-const CHUNKS = `SELECT offset, length, data FROM recall_raw_chunks
+const CHUNKS = `SELECT offset, length, data, codec FROM recall_raw_chunks
   WHERE source = @source AND file = @file AND epoch = @epoch AND offset < @end AND offset + length > @position
     AND offset >= @position - @maxChunk
   ORDER BY offset LIMIT 8`;
@@ -45,12 +45,12 @@ export function indexView(db: Db): IndexView {
       position,
       end: position + length,
       maxChunk: maxChunk(source, file, epoch),
-    }) as { offset: number; length: number; data: Buffer }[];
+    }) as { offset: number; length: number; data: Buffer; codec: string }[];
     const parts: Buffer[] = [];
     let at = position;
     for (const row of rows) {
       if (row.offset > at) break; // a gap (pruned): stop at it
-      const bytes = inflateRawSync(row.data);
+      const bytes = decompressRaw(row.data, row.codec);
       const from = at - row.offset;
       const take = Math.min(bytes.length - from, position + length - at);
       if (take <= 0) continue;

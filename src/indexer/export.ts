@@ -1,6 +1,6 @@
-import { inflateRawSync } from "node:zlib";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
+import { decompressRaw } from "./raw-codec.js";
 
 /** One retained file of a conversation, as export writes it. */
 export interface ExportedFile {
@@ -14,7 +14,7 @@ export interface ExportedFile {
 
 const FILES = `SELECT source, file, max(epoch) AS epoch, min(id) AS first FROM recall_raw_chunks
   WHERE conversation = ? GROUP BY source, file ORDER BY first`;
-const CHUNKS = `SELECT offset, length, data, unit FROM recall_raw_chunks
+const CHUNKS = `SELECT offset, length, data, unit, codec FROM recall_raw_chunks
   WHERE source = ? AND file = ? AND epoch = ? AND conversation = ? ORDER BY offset, id`;
 
 /**
@@ -39,8 +39,9 @@ export function exportConversation(
       length: number;
       data: Buffer;
       unit: string;
+      codec: string;
     }>) {
-      let data = inflateRawSync(chunk.data);
+      let data = decompressRaw(chunk.data, chunk.codec);
       if (chunk.unit === "row") {
         write(data);
         bytes += data.length;

@@ -2,6 +2,7 @@ import type { Migration } from "../migrate.js";
 import { historyV1, type HistorySchemaContext } from "./history-v1.js";
 import { historyV2 } from "./history-v2.js";
 import { historyV3 } from "./history-v3.js";
+import { historyV4 } from "./history-v4.js";
 
 export type { HistorySchemaContext };
 
@@ -10,4 +11,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV1,
   historyV2,
   historyV3,
+  historyV4,
 ];
