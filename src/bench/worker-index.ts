@@ -45,7 +45,11 @@ async function history(home: string, recallHome: string): Promise<IndexRun> {
   const store = await openHistoryStore({ home: recallHome, projectionVersion: PROJECTION_VERSION });
   const sources = createSources(env, config);
   const t0 = performance.now();
-  const result = backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: systemClock });
+  const result = backfill(store.db, sources, {
+    projectionVersion: PROJECTION_VERSION,
+    clock: systemClock,
+    deferReadIndexes: true, // as `recall index` does in the foreground
+  });
   const wallMs = performance.now() - t0;
   for (const s of sources) s.close?.();
   // What the broker does in its first idle cycles after a backfill, timed apart.

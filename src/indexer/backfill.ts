@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { Clock } from "../core/clock.js";
 import type { Db } from "../store/open.js";
+import { dropReadIndexesIfEmpty, ensureReadIndexes } from "../store/read-indexes.js";
 import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
 import { indexView } from "./checkpoints.js";
 import { ftsGroup } from "./fts-queue.js";
@@ -134,6 +135,12 @@ export interface BackfillOptions extends TickOptions {
   onTick?: (ticks: SourceTick[]) => void;
   /** Runs last inside each group's transaction (publishing coverage with the group's commit). */
   onGroupEnd?: () => void;
+  /**
+   * A foreground first backfill: when the index is still empty, build the read-only secondary
+   * indexes once at the end instead of row by row (store/read-indexes.ts). Not for a process
+   * serving requests: the build holds the connection for seconds at a million documents.
+   */
+  deferReadIndexes?: boolean;
 }
 
 export const BACKFILL_GROUP = { records: 5000, millis: 500 } as const;
@@ -176,6 +183,7 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   /** Clean polling sweeps each source had completed when this backfill started. */
   const sweepsAtStart = new Map<string, number>();
   let finished = false;
+  let deferred = options.deferReadIndexes === true && dropReadIndexesIfEmpty(db);
   let idleSince: number | null = null;
   const maxIdle = options.maxIdleMillis ?? 30_000;
   const oneTick = (): void => {
@@ -217,12 +225,17 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
     else if (idleSince === null) idleSince = performance.now();
     else if (performance.now() - idleSince > maxIdle) finished = true;
   };
+  const end = (): true => {
+    if (deferred) ensureReadIndexes(db);
+    deferred = false;
+    return true;
+  };
   const step = (): boolean => {
-    if (finished || options.shouldStop?.()) return true;
+    if (finished || options.shouldStop?.()) return end();
     if (group.records <= 0) {
       oneTick();
       options.onGroupEnd?.();
-      return finished;
+      return finished && end();
     }
     // Ticks grouped in one transaction: each batch's ingest joins it (no nested savepoint), and
     // the sources read the group's uncommitted checkpoints through this same connection. A
@@ -241,7 +254,7 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
         options.onGroupEnd?.();
       }),
     )();
-    return finished;
+    return finished && end();
   };
   return {
     step,

@@ -319,6 +319,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     const result = await backfillYielding(options.db, ensureSources(), {
       ...tickOptions(),
       ...(options.group ? { group: options.group } : {}),
+      deferReadIndexes: options.writer === "foreground",
       onProgress: onProgress ? (p) => onProgress(progressOf(p)) : undefined,
       onTick: (ticks) => {
         for (const tick of ticks) tracker.observe(tick);

@@ -4,6 +4,7 @@ import { chooseEngine, type Engine } from "./fts-probe.js";
 import { foldText } from "./fold.js";
 import { migrate, type MigrateResult } from "./migrate.js";
 import { openDatabase, type Db } from "./open.js";
+import { ensureReadIndexes } from "./read-indexes.js";
 import { HISTORY_MIGRATIONS } from "./schema/history.js";
 
 export interface HistoryStore {
@@ -76,6 +77,8 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
       context: { engine, projectionVersion: options.projectionVersion },
       backupDir: path.join(options.home, "backups"),
     });
+    // A first backfill that stopped before its end left them out (store/read-indexes.ts).
+    ensureReadIndexes(db);
     return {
       db,
       file,

@@ -1,0 +1,118 @@
+/**
+ * A foreground first backfill builds the read-only secondary indexes once at its end
+ * (store/read-indexes.ts): they are absent while it runs, all back when it ends or stops, kept
+ * when the index already held documents, and rebuilt by the next writer after an interruption.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { backfill } from "../src/indexer/backfill.js";
+import { PROJECTION_VERSION } from "../src/projection/index.js";
+import { openHistoryStore } from "../src/store/history-store.js";
+import { dropReadIndexesIfEmpty, READ_INDEX_DEFINITIONS } from "../src/store/read-indexes.js";
+import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
+import { BASE_TIME, claudeLine } from "./sources-lines.js";
+
+const names = READ_INDEX_DEFINITIONS.map((sql) => sql.split(" ")[2]!);
+
+function presentIndexes(h: Harness): string[] {
+  const rows = h.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as {
+    name: string;
+  }[];
+  return rows.map((r) => r.name).filter((n) => names.includes(n));
+}
+
+function writeSessions(h: Harness, sessions: number): void {
+  const dir = path.join(claudeProjects(h.home), "-nonexistent-recall-test-proj");
+  mkdirSync(dir, { recursive: true });
+  for (let s = 0; s < sessions; s++) {
+    const session = `5f0c1a2b-3c4d-4e5f-8a6b-${String(s).padStart(12, "0")}`;
+    const lines = Array.from({ length: 5 }, (_, i) =>
+      claudeLine({ uuid: `u${s}-${i}`, session, text: `heron note ${s} ${i}`, at: BASE_TIME + s * 10 + i }),
+    );
+    writeFileSync(path.join(dir, `${session}.jsonl`), lines.join(""));
+  }
+}
+
+describe("read indexes deferred by a foreground first backfill", () => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  const run = (harness: Harness, options: { shouldStop?: () => boolean; onGroupEnd?: () => void } = {}) =>
+    backfill(harness.store.db, harness.sources, {
+      projectionVersion: PROJECTION_VERSION,
+      clock: harness.clock,
+      deferReadIndexes: true,
+      limits: { maxRecords: 5 },
+      group: { records: 5, millis: 10_000 },
+      ...options,
+    });
+
+  it("are the schema's own definitions", async () => {
+    h = await createHarness();
+    for (const sql of READ_INDEX_DEFINITIONS) {
+      const name = sql.split(" ")[2];
+      const row = h.store.db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(name) as
+        { sql: string } | undefined;
+      expect(row?.sql).toBe(sql);
+    }
+  });
+
+  it("are absent during a first backfill and all back at its end, searches unchanged", async () => {
+    h = await createHarness();
+    writeSessions(h, 6);
+    const seen: number[] = [];
+    const harness = h;
+    const result = run(h, { onGroupEnd: () => seen.push(presentIndexes(harness).length) });
+    expect(result.records).toBe(30);
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen.every((n) => n === 0)).toBe(true);
+    expect(presentIndexes(h).sort()).toEqual([...names].sort());
+    expect(h.search("heron")).toHaveLength(30);
+    expect(h.search("heron", { sessions: ["5f0c1a2b-3c4d-4e5f-8a6b-000000000003"] })).toHaveLength(5);
+    expect(h.store.db.pragma("integrity_check", { simple: true })).toBe("ok");
+  });
+
+  it("are kept when the index already holds documents", async () => {
+    h = await createHarness();
+    writeSessions(h, 1);
+    h.index();
+    writeSessions(h, 4);
+    h.clock.advance(60_000);
+    const seen: number[] = [];
+    const harness = h;
+    run(h, { onGroupEnd: () => seen.push(presentIndexes(harness).length) });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((n) => n === names.length)).toBe(true);
+  });
+
+  it("come back when a backfill is stopped, and when the next writer opens an interrupted index", async () => {
+    h = await createHarness();
+    writeSessions(h, 6);
+    let groups = 0;
+    const result = run(h, { onGroupEnd: () => (groups += 1), shouldStop: () => groups >= 2 });
+    expect(result.records).toBeLessThan(30);
+    expect(presentIndexes(h)).toHaveLength(names.length);
+
+    // A process that died mid-backfill: indexes dropped, never rebuilt.
+    const fresh = await createHarness();
+    try {
+      expect(dropReadIndexesIfEmpty(fresh.store.db)).toBe(true);
+      fresh.store.close();
+      const reopened = await openHistoryStore({
+        home: fresh.recallHome,
+        projectionVersion: PROJECTION_VERSION,
+      });
+      const rows = reopened.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as {
+        name: string;
+      }[];
+      expect(names.every((n) => rows.some((r) => r.name === n))).toBe(true);
+      reopened.close();
+    } finally {
+      fresh.close();
+    }
+  });
+});
