@@ -13,10 +13,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { brotliDecompressSync, deflateRawSync } from "node:zlib";
+import { deflateRawSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { sourceCoverage } from "../src/indexer/coverage.js";
 import { exportConversation } from "../src/indexer/export.js";
+import { decompressRaw } from "../src/indexer/raw-codec.js";
 import { forget } from "../src/indexer/forget.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { runCli } from "./helpers/cli.js";
@@ -214,17 +215,18 @@ describe("incremental JSONL sources", () => {
     expect(h.count("SELECT count(*) FROM recall_records")).toBe(records);
     expect(h.count("SELECT count(*) FROM recall_records WHERE text LIKE '%pelican follow-up%'")).toBe(1);
     expect(sha256(exportBytes(h, `claude:${SESSION}`))).toBe(sha256(original));
-    expect(h.count("SELECT count(*) FROM recall_raw_chunks WHERE codec <> 'brotli'")).toBe(0);
+    expect(h.count("SELECT count(*) FROM recall_raw_chunks WHERE codec NOT IN ('brotli', 'none')")).toBe(0);
 
     // Chunks kept before schema v4 are raw deflate: the export and the rebuild below read them.
-    const rows = h.store.db.prepare("SELECT id, data FROM recall_raw_chunks").all() as {
+    const rows = h.store.db.prepare("SELECT id, data, codec FROM recall_raw_chunks").all() as {
       id: number;
       data: Buffer;
+      codec: string;
     }[];
     const toDeflate = h.store.db.prepare(
       "UPDATE recall_raw_chunks SET data = ?, codec = 'deflate' WHERE id = ?",
     );
-    for (const row of rows) toDeflate.run(deflateRawSync(brotliDecompressSync(row.data)), row.id);
+    for (const row of rows) toDeflate.run(deflateRawSync(decompressRaw(row.data, row.codec)), row.id);
 
     // The CLI gives the same bytes back.
     const out = path.join(h.recallHome, "exported.jsonl");
@@ -240,6 +242,13 @@ describe("incremental JSONL sources", () => {
     writeFileSync(small, claudeLine({ uuid: "e1", session: SESSION2, text: "small pelican", at: BASE_TIME }));
     h.clock.advance(60_000);
     h.index();
+    // A chunk under 512 bytes is kept as it is (raw-codec.ts).
+    expect(
+      h.count(
+        "SELECT count(*) FROM recall_raw_chunks WHERE codec = 'none' AND data = ?",
+        readFileSync(small),
+      ),
+    ).toBe(1);
     const byStdout = runCli(["export", SESSION2], { RECALL_HOME: h.recallHome, HOME: h.home });
     expect(byStdout.status).toBe(0);
     expect(byStdout.stdout).toBe(readFileSync(small, "utf8"));

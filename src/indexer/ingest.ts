@@ -11,7 +11,7 @@ import type {
 import { endBatchFts, flushFts, flushFtsRow, queueFts } from "./fts-queue.js";
 import { loadTombstones, type Tombstones } from "./tombstones.js";
 import { pruneRaw } from "./retention.js";
-import { compressRaw, WRITE_CODEC } from "./raw-codec.js";
+import { compressRaw } from "./raw-codec.js";
 
 interface Projected {
   search: { text: string; truncated: boolean; indexable: boolean };
@@ -282,7 +282,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
         return;
       }
       if (chunk.dedupe && sameRawExists(db, chunk)) return;
-      const data = compressed[i]!;
+      const { data, codec } = compressed[i]!;
       statement(db, INSERT_RAW).run({
         source: chunk.source,
         file: chunk.file,
@@ -296,7 +296,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
         lastAt: chunk.lastAt,
         stored: data.length,
         unit: chunk.unit ?? "byte",
-        codec: WRITE_CODEC,
+        codec,
       });
       result.rawChunks += 1;
       result.rawBytes += chunk.bytes.length;
