@@ -1,4 +1,4 @@
-import { projectChatMessage, projectTranscriptTurn } from "../projection/index.js";
+import { projectChatMessage, projectTranscriptTurnBoth } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import type {
@@ -35,8 +35,7 @@ export function projectRecord(content: RecordContent): Projected {
       isCompactionSummary: content.isCompactionSummary,
     };
   }
-  const search = projectTranscriptTurn(content.turn, "search");
-  const read = projectTranscriptTurn(content.turn, "read");
+  const { search, read } = projectTranscriptTurnBoth(content.turn);
   return { search, read, isCompactionSummary: content.turn.isCompactionSummary };
 }
 

@@ -5,7 +5,7 @@
 export { PROJECTION_VERSION } from "./version.js";
 export type { ChatMessageInput, Projection, ProjectionMode } from "./types.js";
 export { projectChatMessage } from "./dyad-message.js";
-export { projectTranscriptTurn } from "./transcript-turn.js";
+export { projectTranscriptTurn, projectTranscriptTurnBoth } from "./transcript-turn.js";
 export {
   BASE64_PLACEHOLDER,
   READ_PROJECTION_HEAD_BYTES,

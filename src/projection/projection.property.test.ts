@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TranscriptBlock, TranscriptTurn } from "../core/transcript.js";
-import { projectChatMessage, projectTranscriptTurn, type ProjectionMode } from "./index.js";
+import {
+  projectChatMessage,
+  projectTranscriptTurn,
+  projectTranscriptTurnBoth,
+  type ProjectionMode,
+} from "./index.js";
 
 /**
  * Tag soup with a secret marker in every place the projection must never show: every payload
@@ -516,6 +521,27 @@ describe("property: secret markers never leak", () => {
         }
       }),
       { numRuns: 10_000, seed: 42 },
+    );
+  });
+
+  it("one pass for both modes gives what two passes give (5,000 inputs, across the search bound)", () => {
+    const long = fc
+      .integer({ min: 1, max: 5_000 })
+      .map((n) => ({ type: "text" as const, text: "héron ".repeat(n) }));
+    fc.assert(
+      fc.property(
+        fc.record({
+          role: turnArb.map((t) => t.role),
+          blocks: fc.array(fc.oneof(block, long), { maxLength: 6 }),
+          isCompactionSummary: fc.boolean(),
+        }),
+        (turn) => {
+          const both = projectTranscriptTurnBoth(turn);
+          expect(both.search).toEqual(projectTranscriptTurn(turn, "search"));
+          expect(both.read).toEqual(projectTranscriptTurn(turn, "read"));
+        },
+      ),
+      { numRuns: 5_000, seed: 7 },
     );
   });
 });

@@ -1,9 +1,9 @@
 import type { TranscriptTurn } from "../core/transcript.js";
-import { boundsFor, ProjectionSink } from "./bounds.js";
+import { boundsFor, ProjectionSink, SEARCH_PROJECTION_MAX_BYTES } from "./bounds.js";
 import { stripInjectedContext } from "./injected-context.js";
 import { toolCallLine, toolResultLine } from "./tool-summary.js";
 import type { Projection, ProjectionMode } from "./types.js";
-import { shortValue } from "./utf8.js";
+import { shortValue, utf8ByteLength } from "./utf8.js";
 
 /**
  * Projects one canonical transcript turn (Claude Code, Codex, opencode) into text.
@@ -87,4 +87,38 @@ export function projectTranscriptTurn(
     indexable: projection.text !== "" && (speech || summary),
     isCompactionSummary: summary,
   };
+}
+
+type TurnProjection = ReturnType<typeof projectTranscriptTurn>;
+
+/**
+ * Both projections of a turn, in one pass when they must be equal: no block renders only in
+ * read mode (an ok tool result, an image, an injected-context label or turn) and the read text
+ * is complete within the search bound, so the same normaliser gives the same text. Indexing
+ * needs both for every record; this halves the projection work of most turns.
+ */
+export function projectTranscriptTurnBoth(turn: TranscriptTurn): {
+  search: TurnProjection;
+  read: TurnProjection;
+} {
+  const read = projectTranscriptTurn(turn, "read");
+  if (!read.truncated && fitsSearchBound(read.text) && !hasReadOnlyBlocks(turn))
+    return { search: read, read };
+  return { search: projectTranscriptTurn(turn, "search"), read };
+}
+
+/** A UTF-16 code unit is at most 3 UTF-8 bytes, so short texts need no byte count. */
+function fitsSearchBound(text: string): boolean {
+  return (
+    text.length * 3 <= SEARCH_PROJECTION_MAX_BYTES || utf8ByteLength(text) <= SEARCH_PROJECTION_MAX_BYTES
+  );
+}
+
+function hasReadOnlyBlocks(turn: TranscriptTurn): boolean {
+  const summary = turn.isCompactionSummary === true;
+  for (const block of turn.blocks) {
+    if (block.type === "image" || block.type === "context" || block.type === "tool_result") return true;
+    if (block.type === "text" && turn.role === "context" && !summary) return true;
+  }
+  return false;
 }
