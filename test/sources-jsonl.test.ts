@@ -63,6 +63,32 @@ describe("incremental JSONL sources", () => {
       body: string;
     }[];
 
+  it("reports exact backlog and gone-file figures once no file waits, however fast the ticks come", async () => {
+    h = await createHarness();
+    const sessions = [SESSION, SESSION2, THREAD];
+    for (const [i, session] of sessions.entries()) {
+      const lines = Array.from({ length: 400 }, (_, j) =>
+        claudeLine({ uuid: `p${i}-${j}`, session, text: `platypus ${i} ${j}`, at: BASE_TIME + j }),
+      );
+      writeFileSync(claudeFile(h, session), lines.join(""));
+    }
+    const last = () => {
+      const figures = h!.tick({ maxBytes: 64 * 1024, maxFiles: 1 }).find((t) => t.source === "claude-code")!.progress!;
+      return { backlogFiles: figures.backlogFiles, backlogBytes: figures.backlogBytes, gone: figures.gone };
+    };
+    let figures = last();
+    let ticks = 1;
+    for (; ticks < 40 && figures.backlogFiles > 0; ticks++) figures = last();
+    expect(ticks).toBeGreaterThan(3);
+    expect(figures).toEqual({ backlogFiles: 0, backlogBytes: 0, gone: 0 });
+    expect(h.count("SELECT count(*) FROM recall_documents")).toBe(1200);
+
+    rmSync(claudeFile(h, SESSION2));
+    h.clock.advance(60_000);
+    h.index();
+    expect(last()).toEqual({ backlogFiles: 0, backlogBytes: 0, gone: 1 });
+  });
+
   it("holds back a partial last line and indexes it once completed", async () => {
     h = await createHarness();
     const file = claudeFile(h);

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import type {
   Budget,
   ConversationRef,
@@ -25,6 +26,8 @@ const ROUND_BYTES = 256 * 1024;
  * however many large files a first backfill reads in turn.
  */
 export const MAX_LIVE_FILES = 16;
+/** How stale a tick's backlog-bytes and gone-files figures may be while files wait. */
+const PROGRESS_RECOUNT_MS = 200;
 
 /** Where a parser puts what it found in the lines it was given. */
 export interface JsonlSink {
@@ -361,19 +364,29 @@ export class JsonlFileSource implements Source {
     return null;
   }
 
+  /** The last full count of backlog bytes and gone files, and when it was taken. */
+  private counted = { at: -Infinity, backlogBytes: 0, gone: 0 };
+
   private progress() {
-    let backlogBytes = 0;
-    let gone = 0;
-    for (const key of this.backlog) backlogBytes += this.tracked.get(key)?.pending ?? 0;
-    for (const t of this.tracked.values()) if (t.gone) gone += 1;
+    // Both counts walk every file: per tick, a first backfill of 40k files would spend most of
+    // its time here. They are recounted at most every PROGRESS_RECOUNT_MS while files wait, and
+    // on every tick once none does, so a finished backfill reports exact figures.
+    const now = performance.now();
+    if (this.backlog.size === 0 || now - this.counted.at >= PROGRESS_RECOUNT_MS) {
+      let backlogBytes = 0;
+      let gone = 0;
+      for (const key of this.backlog) backlogBytes += this.tracked.get(key)?.pending ?? 0;
+      for (const t of this.tracked.values()) if (t.gone) gone += 1;
+      this.counted = { at: now, backlogBytes, gone };
+    }
     return {
       filesKnown: this.tracked.size,
       backlogFiles: this.backlog.size,
-      backlogBytes,
+      backlogBytes: this.counted.backlogBytes,
       doneBytes: this.doneBytes,
       discovered: this.walker.sweeps > 0,
       cleanSweeps: this.cleanSweeps,
-      gone,
+      gone: this.counted.gone,
     };
   }
 
