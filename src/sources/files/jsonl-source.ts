@@ -28,6 +28,8 @@ const ROUND_BYTES = 256 * 1024;
 export const MAX_LIVE_FILES = 16;
 /** How stale a tick's backlog-bytes and gone-files figures may be while files wait. */
 const PROGRESS_RECOUNT_MS = 200;
+/** A backlog this short is summed on every tick. */
+const CHEAP_BACKLOG = 64;
 
 /** Where a parser puts what it found in the lines it was given. */
 export interface JsonlSink {
@@ -314,8 +316,8 @@ export class JsonlFileSource implements Source {
       if (used.more) this.backlog.add(key); // to the end of the queue
     }
 
-    batch.progress = this.progress();
     batch.idle = !this.walker.active && this.backlog.size === 0;
+    batch.progress = this.progress(batch.idle);
     return batch;
   }
 
@@ -364,29 +366,35 @@ export class JsonlFileSource implements Source {
     return null;
   }
 
-  /** The last full count of backlog bytes and gone files, and when it was taken. */
-  private counted = { at: -Infinity, backlogBytes: 0, gone: 0 };
+  /** The last counts of backlog bytes and gone files, and when each was taken. */
+  private counted = { bytesAt: -Infinity, backlogBytes: 0, goneAt: -Infinity, gone: 0 };
 
-  private progress() {
-    // Both counts walk every file: per tick, a first backfill of 40k files would spend most of
-    // its time here. They are recounted at most every PROGRESS_RECOUNT_MS while files wait, and
-    // on every tick once none does, so a finished backfill reports exact figures.
+  private progress(idle: boolean) {
+    // Counting walks the backlog (bytes) or every file (gone): per tick, a first backfill of
+    // 40k files would spend much of its time here. A count is redone at most every
+    // PROGRESS_RECOUNT_MS, and on every tick once it is cheap (a short backlog) or final (idle).
     const now = performance.now();
-    if (this.backlog.size === 0 || now - this.counted.at >= PROGRESS_RECOUNT_MS) {
+    const counted = this.counted;
+    if (this.backlog.size <= CHEAP_BACKLOG || idle || now - counted.bytesAt >= PROGRESS_RECOUNT_MS) {
       let backlogBytes = 0;
-      let gone = 0;
       for (const key of this.backlog) backlogBytes += this.tracked.get(key)?.pending ?? 0;
+      counted.backlogBytes = backlogBytes;
+      counted.bytesAt = now;
+    }
+    if (idle || now - counted.goneAt >= PROGRESS_RECOUNT_MS) {
+      let gone = 0;
       for (const t of this.tracked.values()) if (t.gone) gone += 1;
-      this.counted = { at: now, backlogBytes, gone };
+      counted.gone = gone;
+      counted.goneAt = now;
     }
     return {
       filesKnown: this.tracked.size,
       backlogFiles: this.backlog.size,
-      backlogBytes: this.counted.backlogBytes,
+      backlogBytes: counted.backlogBytes,
       doneBytes: this.doneBytes,
       discovered: this.walker.sweeps > 0,
       cleanSweeps: this.cleanSweeps,
-      gone: this.counted.gone,
+      gone: counted.gone,
     };
   }
 
