@@ -17,7 +17,16 @@
  * skipped and counted once per content, never renamed or repaired.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, opendirSync, readSync, statSync, type Dir } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  opendirSync,
+  readSync,
+  statSync,
+  type Dir,
+  type Stats,
+} from "node:fs";
 import path from "node:path";
 import {
   answeredAfter,
@@ -128,6 +137,22 @@ export class BridgeSource implements Source {
 
   /** After a database failed under a query, it is looked for again from this time. */
   private retryAt = -Infinity;
+  /**
+   * Each database's PRAGMA data_version when a scan of it last found nothing. recall never
+   * writes these databases, so while the version holds nothing new is there: a backfill's
+   * back-to-back ticks skip seven queries each.
+   */
+  private readonly quietAt = new WeakMap<Db, number>();
+  /** A run whose log was read to its end: its log and metadata stats, unchanged since. */
+  private readonly settled = new Map<string, string>();
+
+  /** Runs `scans` unless the database is known to hold nothing new; remembers when they find nothing. */
+  private scanUnlessQuiet(db: Db, scans: () => number): void {
+    const version = db.pragma("data_version", { simple: true }) as number;
+    if (this.quietAt.get(db) === version) return;
+    if (scans() === 0) this.quietAt.set(db, version);
+    else this.quietAt.delete(db);
+  }
 
   private openDb(file: string, tables: string[], now: number): Db | null {
     if (now < this.retryAt || !existsSync(file)) return null;
@@ -152,7 +177,11 @@ export class BridgeSource implements Source {
     );
     this.archive ??= this.openDb(this.paths.archive, ["messages"], budget.now);
     const cursor = (key: Cursor) => view.checkpoint(this.name, key)?.offset ?? 0;
-    const scan = <R extends { pos: number }>(key: Cursor, rows: () => R[], emit: (row: R) => void) => {
+    const scan = <R extends { pos: number }>(
+      key: Cursor,
+      rows: () => R[],
+      emit: (row: R) => void,
+    ): number => {
       const list = rows();
       for (const row of list) emit(row);
       if (list.length > 0) {
@@ -160,6 +189,7 @@ export class BridgeSource implements Source {
         batch.checkpoints.push(this.cursorCheckpoint(key, list.at(-1)!.pos));
       }
       if (list.length >= MAX_ROWS) busy = true;
+      return list.length;
     };
     const seen = new Set<string>();
     const push = (record: SourceRecord) => {
@@ -171,46 +201,52 @@ export class BridgeSource implements Source {
     try {
       const db = this.db;
       if (db) {
-        scan(
-          "live",
-          () => liveMessagesAfter(db, cursor("live"), MAX_ROWS),
-          (r) => push(messageRecord(r)),
-        );
-        scan(
-          "inserts",
-          () => capturedMessagesAfter(db, cursor("inserts"), MAX_ROWS),
-          (r) => push(messageRecord(r)),
-        );
-        scan(
-          "questions",
-          () => questionsAfter(db, cursor("questions"), MAX_ROWS),
-          (r) => push(questionRecord(r)),
-        );
-        scan(
-          "answers",
-          () => answeredAfter(db, cursor("answers"), MAX_ROWS),
-          (r) => {
-            seen.delete(`q:${r.id}`); // the answered version replaces an unanswered one read this tick
-            push(questionRecord(r));
-          },
-        );
-        scan(
-          "decisions",
-          () => decisionsAfter(db, cursor("decisions"), MAX_ROWS),
-          (r) => push(decisionRecord(r)),
-        );
-        scan(
-          "bindings",
-          () => bindingsAfter(db, cursor("bindings"), MAX_ROWS),
-          (r) => batch.aliases.push({ alias: r.peer, session: r.session, source: this.name }),
+        this.scanUnlessQuiet(
+          db,
+          () =>
+            scan(
+              "live",
+              () => liveMessagesAfter(db, cursor("live"), MAX_ROWS),
+              (r) => push(messageRecord(r)),
+            ) +
+            scan(
+              "inserts",
+              () => capturedMessagesAfter(db, cursor("inserts"), MAX_ROWS),
+              (r) => push(messageRecord(r)),
+            ) +
+            scan(
+              "questions",
+              () => questionsAfter(db, cursor("questions"), MAX_ROWS),
+              (r) => push(questionRecord(r)),
+            ) +
+            scan(
+              "answers",
+              () => answeredAfter(db, cursor("answers"), MAX_ROWS),
+              (r) => {
+                seen.delete(`q:${r.id}`); // the answered version replaces an unanswered one read this tick
+                push(questionRecord(r));
+              },
+            ) +
+            scan(
+              "decisions",
+              () => decisionsAfter(db, cursor("decisions"), MAX_ROWS),
+              (r) => push(decisionRecord(r)),
+            ) +
+            scan(
+              "bindings",
+              () => bindingsAfter(db, cursor("bindings"), MAX_ROWS),
+              (r) => batch.aliases.push({ alias: r.peer, session: r.session, source: this.name }),
+            ),
         );
       }
       const archive = this.archive;
       if (archive) {
-        scan(
-          "cold",
-          () => coldMessagesAfter(archive, cursor("cold"), MAX_ROWS),
-          (r) => push(messageRecord(r)),
+        this.scanUnlessQuiet(archive, () =>
+          scan(
+            "cold",
+            () => coldMessagesAfter(archive, cursor("cold"), MAX_ROWS),
+            (r) => push(messageRecord(r)),
+          ),
         );
       }
     } catch {
@@ -329,6 +365,9 @@ export class BridgeSource implements Source {
     try {
       if (!file) throw new Error("gone");
       const stat = statSync(file.log);
+      const stats = `${statKey(stat)}|${statKeyOf(file.metadata)}`;
+      if (this.settled.get(log) === stats) return 0;
+      this.settled.delete(log);
       const born = name.startedAt ?? Math.floor(stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.mtimeMs);
       const cp = view.checkpoint(this.name, key);
       let state: RunState = parseState(cp) ?? {
@@ -378,6 +417,7 @@ export class BridgeSource implements Source {
         else this.backlog.delete(log);
       } else {
         this.backlog.delete(log);
+        if (!changed) this.settled.set(log, stats);
       }
       if (changed) {
         this.roundChanged = true;
@@ -432,8 +472,8 @@ export class BridgeSource implements Source {
     } catch {
       return { state, record: null }; // no metadata (yet): the run keeps its name's time
     }
-    const statKey = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-    if (statKey === state.metaStat) return { state, record: null };
+    const key = statKey(stat);
+    if (key === state.metaStat) return { state, record: null };
     let bytes: Buffer | null = null;
     if (stat.size <= MAX_METADATA_BYTES) {
       bytes = Buffer.alloc(stat.size);
@@ -444,8 +484,8 @@ export class BridgeSource implements Source {
         closeSync(fd);
       }
     }
-    const hash = bytes ? createHash("sha256").update(bytes).digest("hex") : `oversized:${statKey}`;
-    const next = { ...state, metaStat: statKey };
+    const hash = bytes ? createHash("sha256").update(bytes).digest("hex") : `oversized:${key}`;
+    const next = { ...state, metaStat: key };
     if (hash === state.meta || hash === state.bad) return { state: next, record: null };
     const parsed = bytes ? parseJson(bytes.toString("utf8")) : ({ ok: false } as const);
     const meta = parsed.ok ? RunMetadata.safeParse(parsed.value) : null;
@@ -462,5 +502,18 @@ export class BridgeSource implements Source {
       state: { ...next, meta: hash, bad: null, at, info, finished },
       record: runMetadataRecord(info, meta.data),
     };
+  }
+}
+
+/** What tells a file's change without reading it: size, modification time, inode. */
+function statKey(stat: Stats): string {
+  return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+}
+
+function statKeyOf(file: string): string {
+  try {
+    return statKey(statSync(file));
+  } catch {
+    return "none";
   }
 }
