@@ -36,7 +36,6 @@ export class OpencodeDb {
   readonly db: Db;
   readonly tables: OpencodeTables;
   private readonly cache = new Map<string, Statement>();
-  private v2Ids: Set<string> | null = null;
 
   constructor(readonly file: string) {
     this.db = openSourceDatabase(file);
@@ -70,23 +69,18 @@ export class OpencodeDb {
     return { v1: v1 && names.has("part"), v2, v2Active, partHasSession };
   }
 
-  /** Ids in session_v2 (only meaningful when v2 is active). */
-  v2SessionIds(): Set<string> {
-    if (!this.tables.v2Active) return new Set();
-    this.v2Ids ??= new Set(
-      (this.stmt("SELECT id FROM session_v2").all() as { id: string }[]).map((r) => r.id),
-    );
-    return this.v2Ids;
-  }
-
-  /** Forget cached ids (new sessions appear between ticks). */
-  refresh(): void {
-    this.v2Ids = null;
+  /**
+   * SQLite's count of commits by other connections (opencode) as this connection sees it:
+   * while it holds, nothing read since has changed.
+   */
+  dataVersion(): number {
+    return this.stmt("PRAGMA data_version").pluck().get() as number;
   }
 
   /** Which tables hold this session's messages: never both (an upgraded database keeps frozen v1 copies). */
   schemaOf(sessionId: string): "v1" | "v2" {
-    return this.tables.v2Active && this.v2SessionIds().has(sessionId) ? "v2" : "v1";
+    if (!this.tables.v2Active) return "v1";
+    return this.stmt("SELECT 1 FROM session_v2 WHERE id = ?").get(sessionId) !== undefined ? "v2" : "v1";
   }
 
   /** Session rows changed after a cursor, oldest change first. */
@@ -100,13 +94,16 @@ export class OpencodeDb {
     return rows;
   }
 
-  /** Session rows by rowid, for the slow re-check sweep. */
-  sessionsFrom(table: "session" | "session_v2", afterRowid: number, limit: number): SessionRow[] {
-    const rows = this.stmt(
-      `SELECT rowid AS __rowid, * FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`,
-    ).all(afterRowid, limit) as SessionRow[];
-    for (const row of rows) row.__table = table;
-    return rows;
+  /** Session ids by rowid, for the slow re-check sweep. */
+  sessionIdsFrom(
+    table: "session" | "session_v2",
+    afterRowid: number,
+    limit: number,
+  ): { rowid: number; id: string }[] {
+    return this.stmt(`SELECT rowid, id FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`).all(
+      afterRowid,
+      limit,
+    ) as { rowid: number; id: string }[];
   }
 
   sessionTables(): ("session" | "session_v2")[] {

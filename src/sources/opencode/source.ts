@@ -49,6 +49,7 @@ import {
   type Cursor,
   type SessionRow,
 } from "./db.js";
+import { ScanCadence } from "./cadence.js";
 
 export const OPENCODE_SOURCE = "opencode";
 export const OPENCODE_AGENT = "opencode";
@@ -76,6 +77,11 @@ interface StorageState {
   sessionMtime: number;
 }
 
+interface StorageFiles {
+  session: string;
+  messages: string;
+}
+
 interface OpenDb {
   file: string;
   db: OpencodeDb | null;
@@ -85,27 +91,34 @@ interface OpenDb {
   sweepDone: boolean;
   /** A re-check sweep is under way. */
   sweeping: boolean;
-  /** When the last re-check sweep started, and when session rows were last scanned. */
+  /** When the last re-check sweep started. */
   sweepStartedAt: number;
-  scannedAt: number;
-  ticksSinceScan: number;
+  scanCadence: ScanCadence;
   /** The last scan of its session rows found nothing new (reset when a clean sweep is counted). */
   scannedClean: boolean;
   caughtUp: boolean;
+  /**
+   * The connection's data version (`OpencodeDb.dataVersion`) when a scan of every session
+   * table last found nothing, and when each session's messages were last read to the end: while
+   * the version holds, nothing was committed since, so the scan or re-check would find nothing.
+   * Like the queue, this assumes the cursors it read stay (a reset of them rebuilds the sources).
+   */
+  cleanAt: number | null;
+  readAt: Map<string, number>;
 }
 
 /** A re-check sweep of every session starts at most this often. */
 export const SWEEP_INTERVAL_MS = 30_000;
-/** Changed session rows are looked for at most this often once caught up (no index on time_updated). */
-export const SCAN_INTERVAL_MS = 1_000;
-/** In a backfill (ticks back to back), once caught up: every this many ticks. */
-export const SCAN_EVERY_TICKS = 16;
 
 const parseState = <T>(cp: SourceCheckpoint | undefined): T | null => {
   if (!cp?.state) return null;
   const parsed = parseJson(cp.state);
   return parsed.ok ? (parsed.value as T) : null;
 };
+
+/** Caught up, nothing queued, and the last re-check sweep finished with nothing read since. */
+const databaseIdle = (entry: OpenDb): boolean =>
+  entry.caughtUp && !entry.sweeping && entry.queue.size === 0 && entry.sweepDone;
 
 const dbKey = (file: string) => `db:${file}`;
 const sessionKey = (file: string, id: string) => `db:${file}#${id}`;
@@ -125,8 +138,9 @@ export class OpencodeSource implements Source {
   private readonly dbs = new Map<string, OpenDb>();
   private lastDbScan = -Infinity;
   private readonly walker: BoundedWalker;
-  /** Storage sessions known: session id → session JSON path. */
-  private readonly storage = new Map<string, string>();
+  /** Storage sessions known: session id → its session JSON file and message folder. */
+  private readonly storage = new Map<string, StorageFiles>();
+  private readonly partsDir: string;
   private readonly storageBacklog = new Set<string>();
   private storageOrder: string[] = [];
   private storagePosition = 0;
@@ -135,12 +149,16 @@ export class OpencodeSource implements Source {
   private cleanSweeps = 0;
   private storageSweepChanged = false;
   private storageSweptClean = false;
+  /** The last change-detection sweep found no change, and none was found since. */
+  private storageQuiet = false;
+  private readonly storageCadence = new ScanCadence();
 
   constructor(env: Env, options: OpencodeSourceOptions = {}) {
     const roots = agentRoots(env);
     this.dataDir = options.dataDir ?? roots.opencodeDataDir;
     this.explicitDb = options.dbFile !== undefined ? options.dbFile : roots.opencodeDb;
     const sessionDir = path.join(this.dataDir, "storage", "session");
+    this.partsDir = path.join(this.dataDir, "storage", "part");
     this.walker = new BoundedWalker(
       () => [sessionDir],
       ({ name, depth, isDirectory, isFile }) => {
@@ -221,10 +239,11 @@ export class OpencodeSource implements Source {
         sweepDone: false,
         sweeping: false,
         sweepStartedAt: -Infinity,
-        scannedAt: -Infinity,
-        ticksSinceScan: 0,
+        scanCadence: new ScanCadence(),
         scannedClean: false,
         caughtUp: false,
+        cleanAt: null,
+        readAt: new Map(),
       });
     }
   }
@@ -235,6 +254,9 @@ export class OpencodeSource implements Source {
       statSync(entry.file);
       entry.db = new OpencodeDb(entry.file);
       entry.failed = false;
+      // Data versions are the connection's own: a new one compares with nothing seen before.
+      entry.cleanAt = null;
+      entry.readAt.clear();
       return entry.db;
     } catch {
       entry.failed = true;
@@ -251,72 +273,45 @@ export class OpencodeSource implements Source {
     budget: Budget,
     sessionRows: number,
   ): { sessionRows: number; idle: boolean } {
+    const due = entry.scanCadence.due(budget);
+    const scan = !entry.caughtUp || due;
+    const sweepDue = budget.now - entry.sweepStartedAt >= SWEEP_INTERVAL_MS;
+    // Caught up, with no scan or sweep due and nothing queued (most ticks): no work, no cursor.
+    if (!scan && !entry.sweeping && !sweepDue && entry.queue.size === 0) {
+      return { sessionRows: 0, idle: databaseIdle(entry) };
+    }
     const key = dbKey(entry.file);
     const cp = view.checkpoint(this.name, key);
     const state: DbState = parseState<DbState>(cp) ?? { v: 1, cursors: {}, sweep: {} };
-    db.refresh();
     let rows = 0;
-    let changedAny = false;
     try {
+      const version = db.dataVersion();
       // 1. Sessions changed since the cursors: new sessions, titles, activity. Once caught up,
       //    looked for at most every SCAN_INTERVAL_MS (the tables have no time index).
-      entry.ticksSinceScan += 1;
-      const due = budget.thorough
-        ? entry.ticksSinceScan >= SCAN_EVERY_TICKS
-        : budget.now - entry.scannedAt >= SCAN_INTERVAL_MS;
-      const scan = !entry.caughtUp || due;
       if (scan) {
-        entry.scannedAt = budget.now;
-        entry.ticksSinceScan = 0;
-        for (const table of db.sessionTables()) {
-          if (rows >= sessionRows) break;
-          const after = state.cursors[table] ?? START;
-          const changed = db.changedSessions(table, after, sessionRows - rows);
-          for (const row of changed) {
-            rows += 1;
-            changedAny = true;
-            state.cursors[table] = { t: Number(row["time_updated"] ?? 0), id: String(row["id"]) };
-            if (table === "session" && db.schemaOf(String(row["id"])) === "v2") continue;
-            this.session(row, batch);
-            entry.queue.set(String(row["id"]), row);
-          }
-        }
-        entry.caughtUp = !changedAny;
-        entry.scannedClean = !changedAny;
+        entry.scanCadence.looked(budget.now);
+        rows += this.scanSessions(entry, db, version, state, batch, sessionRows);
       }
       // 2. When caught up, a slow sweep re-checks every session (messages updated after their
       //    session row): it starts at most every SWEEP_INTERVAL_MS and walks 32 rows per tick.
-      if (!entry.sweeping && entry.caughtUp && entry.queue.size === 0) {
-        if (budget.now - entry.sweepStartedAt >= SWEEP_INTERVAL_MS) {
-          entry.sweeping = true;
-          entry.sweepStartedAt = budget.now;
-          state.sweep = {};
-        }
+      if (!entry.sweeping && entry.caughtUp && entry.queue.size === 0 && sweepDue) {
+        entry.sweeping = true;
+        entry.sweepStartedAt = budget.now;
+        state.sweep = {};
       }
       if (entry.sweeping && entry.queue.size === 0 && rows < sessionRows) {
-        let swept = 0;
-        for (const table of db.sessionTables()) {
-          const from = state.sweep[table] ?? 0;
-          const page = db.sessionsFrom(table, from, sessionRows - rows);
-          for (const row of page) {
-            rows += 1;
-            swept += 1;
-            state.sweep[table] = row.__rowid;
-            if (table === "session" && db.schemaOf(String(row["id"])) === "v2") continue;
-            entry.queue.set(String(row["id"]), null);
-          }
-          if (rows >= sessionRows) break;
-        }
-        if (swept === 0) {
-          entry.sweeping = false;
-          entry.sweepDone = true;
-        }
+        rows += this.sweepSessions(entry, db, state, sessionRows - rows);
       }
-      // 3. Messages of queued sessions, page by page.
+      // 3. Messages of queued sessions, page by page; one read to the end at this data version
+      //    has nothing new (the sweep and the scan both queue every session once).
       let found = 0;
       for (const [sessionId, row] of entry.queue) {
         if (batch.records.length >= budget.maxRecords || budget.expired()) break;
-        const more = this.messages(entry, db, sessionId, row, view, batch);
+        if (entry.readAt.get(sessionId) === version) {
+          entry.queue.delete(sessionId);
+          continue;
+        }
+        const more = this.messages(entry, db, version, sessionId, row, view, batch);
         found += more.rows;
         if (!more.more) entry.queue.delete(sessionId);
         else break;
@@ -328,9 +323,67 @@ export class OpencodeSource implements Source {
       entry.db = null;
       return { sessionRows: rows, idle: false };
     }
-    batch.checkpoints.push(this.rowCheckpoint(key, state));
-    const idle = entry.caughtUp && !entry.sweeping && entry.queue.size === 0 && entry.sweepDone;
-    return { sessionRows: rows, idle };
+    const next = this.rowCheckpoint(key, state);
+    if (next.state !== cp?.state) batch.checkpoints.push(next);
+    return { sessionRows: rows, idle: databaseIdle(entry) };
+  }
+
+  /** Queues the sessions changed since the cursors (at most `sessionRows`); returns the rows read. */
+  private scanSessions(
+    entry: OpenDb,
+    db: OpencodeDb,
+    version: number,
+    state: DbState,
+    batch: SourceBatch,
+    sessionRows: number,
+  ): number {
+    if (entry.caughtUp && entry.cleanAt === version) {
+      entry.scannedClean = true;
+      return 0;
+    }
+    let rows = 0;
+    let changedAny = false;
+    let complete = true;
+    for (const table of db.sessionTables()) {
+      if (rows >= sessionRows) {
+        complete = false;
+        break;
+      }
+      const after = state.cursors[table] ?? START;
+      const changed = db.changedSessions(table, after, sessionRows - rows);
+      for (const row of changed) {
+        rows += 1;
+        changedAny = true;
+        state.cursors[table] = { t: Number(row["time_updated"] ?? 0), id: String(row["id"]) };
+        if (table === "session" && db.schemaOf(String(row["id"])) === "v2") continue;
+        this.session(row, batch);
+        entry.queue.set(String(row["id"]), row);
+      }
+    }
+    entry.caughtUp = !changedAny;
+    entry.scannedClean = !changedAny;
+    entry.cleanAt = !changedAny && complete ? version : null;
+    return rows;
+  }
+
+  /** One step of the re-check sweep: queues the next sessions by rowid (at most `sessionRows`); returns the rows read. */
+  private sweepSessions(entry: OpenDb, db: OpencodeDb, state: DbState, sessionRows: number): number {
+    let rows = 0;
+    for (const table of db.sessionTables()) {
+      const page = db.sessionIdsFrom(table, state.sweep[table] ?? 0, sessionRows - rows);
+      for (const { rowid, id } of page) {
+        rows += 1;
+        state.sweep[table] = rowid;
+        if (table === "session" && db.schemaOf(id) === "v2") continue;
+        entry.queue.set(id, null);
+      }
+      if (rows >= sessionRows) break;
+    }
+    if (rows === 0) {
+      entry.sweeping = false;
+      entry.sweepDone = true;
+    }
+    return rows;
   }
 
   /** A database or storage cursor: row positions live in the state, not in byte offsets. */
@@ -398,6 +451,7 @@ export class OpencodeSource implements Source {
   private messages(
     entry: OpenDb,
     db: OpencodeDb,
+    version: number,
     sessionId: string,
     row: SessionRow | null,
     view: IndexView,
@@ -463,6 +517,7 @@ export class OpencodeSource implements Source {
     if (rows > 0 || !cp) {
       batch.checkpoints.push(this.rowCheckpoint(key, state));
     }
+    if (!more) entry.readAt.set(sessionId, version);
     return { rows, more };
   }
 
@@ -530,29 +585,26 @@ export class OpencodeSource implements Source {
       for (const file of step.files) {
         const id = path.basename(file, ".json");
         if (!this.storage.has(id)) {
-          this.storage.set(id, file);
+          this.storage.set(id, {
+            session: file,
+            messages: path.join(this.dataDir, "storage", "message", id),
+          });
           this.storageOrder.push(id);
           this.storageBacklog.add(id);
         }
       }
     }
-    // Change detection, round robin, bounded.
-    const n = this.storageOrder.length;
-    for (let i = 0; i < Math.min(budget.maxEntries, n); i++) {
-      if (this.storagePosition >= n) this.storagePosition = 0;
-      const id = this.storageOrder[this.storagePosition++]!;
-      if (!this.storageBacklog.has(id) && this.storageChanged(view, id)) {
-        this.storageBacklog.add(id);
-        this.storageSweepChanged = true;
-      }
-      if (this.storagePosition >= n) {
-        this.storageSweptClean = !this.storageSweepChanged && this.storageBacklog.size === 0;
-        this.storageDirty = this.storageBacklog.size > 0;
-        this.storageSweepChanged = false;
-        this.storagePosition = 0;
-      }
+    // A change-detection sweep is the counterpart of a database scan: once one found no change,
+    // the next starts on the same cadence (each entry costs two stat calls, and ticks run back
+    // to back in a backfill); at once, though, when the backlog has drained since the last one
+    // ended, as idle and clean sweeps wait for a sweep that ends with nothing waiting.
+    const due = this.storageCadence.due(budget);
+    const sweeping = this.storagePosition > 0;
+    const drained = this.storageDirty && this.storageBacklog.size === 0;
+    if (sweeping || !this.storageQuiet || drained || due) {
+      this.detectStorageChanges(view, budget.maxEntries, budget.now);
     }
-    if (n === 0) this.storageDirty = false;
+    if (this.storageOrder.length === 0) this.storageDirty = false;
     let files = 0;
     for (const id of [...this.storageBacklog]) {
       if (files >= budget.maxFiles || batch.records.length >= budget.maxRecords || budget.expired()) break;
@@ -564,18 +616,33 @@ export class OpencodeSource implements Source {
     return !this.walker.active && this.storageBacklog.size === 0 && !this.storageDirty;
   }
 
-  private storagePaths(id: string) {
-    const storage = path.join(this.dataDir, "storage");
-    return { messages: path.join(storage, "message", id), parts: path.join(storage, "part") };
+  /** One step of the round robin over storage sessions: at most `entries` checked, up to the sweep's end. */
+  private detectStorageChanges(view: IndexView, entries: number, now: number): void {
+    const n = this.storageOrder.length;
+    for (let i = 0; i < Math.min(entries, n); i++) {
+      const id = this.storageOrder[this.storagePosition++]!;
+      if (!this.storageBacklog.has(id) && this.storageChanged(view, id)) {
+        this.storageBacklog.add(id);
+        this.storageSweepChanged = true;
+        this.storageQuiet = false;
+      }
+      if (this.storagePosition >= n) {
+        this.storageSweptClean = !this.storageSweepChanged && this.storageBacklog.size === 0;
+        this.storageQuiet = !this.storageSweepChanged;
+        this.storageDirty = this.storageBacklog.size > 0;
+        this.storageSweepChanged = false;
+        this.storagePosition = 0;
+        this.storageCadence.looked(now);
+        return;
+      }
+    }
   }
 
   private storageChanged(view: IndexView, id: string): boolean {
     const state = parseState<StorageState>(view.checkpoint(this.name, storageKey(id)));
     if (!state) return true;
-    return (
-      mtimeOf(this.storagePaths(id).messages) !== state.dirMtime ||
-      mtimeOf(this.storage.get(id)!) !== state.sessionMtime
-    );
+    const files = this.storage.get(id)!;
+    return mtimeOf(files.messages) !== state.dirMtime || mtimeOf(files.session) !== state.sessionMtime;
   }
 
   /** Reads a storage session's new messages, bounded; true when more are waiting. */
@@ -587,8 +654,7 @@ export class OpencodeSource implements Source {
       dirMtime: -1,
       sessionMtime: -1,
     };
-    const sessionFile = this.storage.get(id)!;
-    const paths = this.storagePaths(id);
+    const { session: sessionFile, messages: messageDir } = this.storage.get(id)!;
     const sessionBytes = readBytes(sessionFile);
     const sessionJson = sessionBytes ? parseJson(sessionBytes.toString("utf8")) : { ok: false as const };
     const meta = sessionJson.ok ? mapOpencodeStorageSession(sessionJson.value) : undefined;
@@ -605,10 +671,10 @@ export class OpencodeSource implements Source {
       conversation = this.conversationFor(meta);
       this.conversations.set(id, conversation);
     }
-    const dirMtime = mtimeOf(paths.messages);
+    const dirMtime = mtimeOf(messageDir);
     let names: string[] = [];
     try {
-      names = readdirSync(paths.messages)
+      names = readdirSync(messageDir)
         .filter((n) => n.endsWith(".json"))
         .sort();
     } catch {
@@ -624,10 +690,10 @@ export class OpencodeSource implements Source {
         break;
       }
       count += 1;
-      const file = path.join(paths.messages, name);
+      const file = path.join(messageDir, name);
       const bytes = readBytes(file);
       const parsed = bytes ? parseJson(bytes.toString("utf8")) : { ok: false as const };
-      const partDir = path.join(paths.parts, messageId);
+      const partDir = path.join(this.partsDir, messageId);
       const parts: unknown[] = [];
       let partNames: string[] = [];
       try {

@@ -1,0 +1,163 @@
+/**
+ * The opencode reader's pacing: a database that did not change is not scanned again, one that
+ * did is; a database starved of session rows by another is still read; a storage/ session
+ * changed after a quiet sweep is re-read.
+ */
+import Database from "better-sqlite3";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { tempDir } from "../../../test/helpers/tmp.js";
+import { UPGRADED_SESSION_MESSAGE, UPGRADED_SESSION_V2, V1_PROJECT } from "../../demo/opencode-schema.js";
+import type { Budget, IndexView, SourceBatch, SourceCheckpoint } from "../types.js";
+import { SCAN_EVERY_TICKS } from "./cadence.js";
+import { OpencodeDb } from "./db.js";
+import { OpencodeSource } from "./source.js";
+
+const AT = Date.UTC(2026, 0, 1);
+
+const budget = (): Budget => ({
+  maxRecords: 1000,
+  maxBytes: 1 << 20,
+  maxEntries: 32,
+  maxSessionRows: 32,
+  maxFiles: 2,
+  now: AT,
+  expired: () => false,
+  thorough: true,
+});
+
+/** Checkpoints as an index would hold them once each batch is committed. */
+function memoryIndex(): IndexView & { commit(batch: SourceBatch): void } {
+  const checkpoints = new Map<string, SourceCheckpoint>();
+  return {
+    checkpoint: (_source, key) => checkpoints.get(key),
+    checkpointKeys: () => [...checkpoints.keys()],
+    retainedFiles: () => [],
+    retainedExtent: () => null,
+    readRetained: () => Buffer.alloc(0),
+    commit(batch) {
+      for (const cp of batch.checkpoints) checkpoints.set(cp.key, cp);
+    },
+  };
+}
+
+/** Runs `count` ticks; returns the message ids read. */
+function ticks(source: OpencodeSource, index: ReturnType<typeof memoryIndex>, count: number): string[] {
+  const read: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const batch = source.nextBatch(index, budget());
+    index.commit(batch);
+    read.push(...batch.records.map((r) => r.sourceKey));
+  }
+  return read;
+}
+
+function createDb(file: string): Database.Database {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.exec([V1_PROJECT, UPGRADED_SESSION_V2, UPGRADED_SESSION_MESSAGE].join("\n"));
+  db.prepare(
+    "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('p', '/x', 1, 1, '[]')",
+  ).run();
+  return db;
+}
+
+function addSession(db: Database.Database, id: string, at: number): void {
+  db.prepare(
+    "INSERT INTO session_v2 (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, 'p', 's', '/x', ?, '2', ?, ?)",
+  ).run(id, `Session ${id}`, at, at);
+  db.prepare(
+    "INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data) VALUES (?, ?, 'user', 1, ?, ?, ?)",
+  ).run(`msg_${id}`, id, at, at, JSON.stringify({ text: `hello from ${id}`, time: { created: at } }));
+}
+
+function writeJson(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(value));
+}
+
+function storageMessage(dataDir: string, session: string, id: string, at: number): void {
+  const storage = path.join(dataDir, "storage");
+  writeJson(path.join(storage, "message", session, `${id}.json`), {
+    id,
+    sessionID: session,
+    role: "user",
+    time: { created: at },
+  });
+  writeJson(path.join(storage, "part", id, `prt_${id}.json`), {
+    id: `prt_${id}`,
+    sessionID: session,
+    messageID: id,
+    type: "text",
+    text: `text of ${id}`,
+  });
+}
+
+describe("opencode source pacing", () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+
+  function setup() {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    return path.join(t.dir, "opencode");
+  }
+
+  it("does not scan an unchanged database again, and finds what opencode commits", () => {
+    const dataDir = setup();
+    const writer = createDb(path.join(dataDir, "opencode.db"));
+    cleanups.push(() => writer.close());
+    addSession(writer, "ses_a", AT);
+    const source = new OpencodeSource({ HOME: dataDir }, { dataDir, dbFile: null });
+    cleanups.push(() => source.close());
+    const index = memoryIndex();
+
+    expect(ticks(source, index, 40)).toEqual(["msg_ses_a"]);
+    const scans = vi.spyOn(OpencodeDb.prototype, "changedSessions");
+    expect(ticks(source, index, 4 * SCAN_EVERY_TICKS)).toEqual([]);
+    expect(scans).not.toHaveBeenCalled();
+
+    addSession(writer, "ses_b", AT + 10);
+    expect(ticks(source, index, SCAN_EVERY_TICKS)).toEqual(["msg_ses_b"]);
+  });
+
+  it("reads a database whose session rows another database used up", () => {
+    const dataDir = setup();
+    const big = createDb(path.join(dataDir, "opencode-a.db"));
+    const small = createDb(path.join(dataDir, "opencode-b.db"));
+    for (let i = 0; i < 100; i++) addSession(big, `ses_a${String(i).padStart(3, "0")}`, AT + i);
+    for (let i = 0; i < 5; i++) addSession(small, `ses_b${i}`, AT + i);
+    big.close();
+    small.close();
+    const source = new OpencodeSource({ HOME: dataDir }, { dataDir, dbFile: null });
+    cleanups.push(() => source.close());
+
+    const read = ticks(source, memoryIndex(), 200);
+    expect(new Set(read).size).toBe(105);
+  });
+
+  it("re-reads a storage/ session that changes after a quiet sweep", () => {
+    const dataDir = setup();
+    writeJson(path.join(dataDir, "storage", "session", "proj", "ses_old.json"), {
+      id: "ses_old",
+      directory: "/x",
+      title: "Old",
+      time: { created: AT, updated: AT },
+    });
+    storageMessage(dataDir, "ses_old", "msg_0001", AT);
+    const source = new OpencodeSource({ HOME: dataDir }, { dataDir, dbFile: null });
+    cleanups.push(() => source.close());
+    const index = memoryIndex();
+
+    expect(ticks(source, index, 4 * SCAN_EVERY_TICKS)).toEqual(["msg_0001"]);
+    storageMessage(dataDir, "ses_old", "msg_0002", AT + 10);
+    // Set the folder's mtime apart: both writes may fall within one millisecond.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path.join(dataDir, "storage", "message", "ses_old"), later, later);
+    expect(ticks(source, index, 2 * SCAN_EVERY_TICKS)).toEqual(["msg_0002"]);
+  });
+});
