@@ -74,6 +74,9 @@ describe("read indexes deferred by a foreground first backfill", () => {
     expect(h.search("heron")).toHaveLength(30);
     expect(h.search("heron", { sessions: ["5f0c1a2b-3c4d-4e5f-8a6b-000000000003"] })).toHaveLength(5);
     expect(h.store.db.pragma("integrity_check", { simple: true })).toBe("ok");
+    // The build's own settings (a file-backed sort, a small cache) do not outlive it.
+    expect(h.store.db.pragma("temp_store", { simple: true })).toBe(2);
+    expect(h.store.db.pragma("cache_size", { simple: true })).toBe(-32768);
   });
 
   it("are kept when the index already holds documents", async () => {
