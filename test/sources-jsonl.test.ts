@@ -73,7 +73,9 @@ describe("incremental JSONL sources", () => {
       writeFileSync(claudeFile(h, session), lines.join(""));
     }
     const last = () => {
-      const figures = h!.tick({ maxBytes: 64 * 1024, maxFiles: 1 }).find((t) => t.source === "claude-code")!.progress!;
+      const figures = h!
+        .tick({ maxBytes: 64 * 1024, maxFiles: 1 })
+        .find((t) => t.source === "claude-code")!.progress!;
       return { backlogFiles: figures.backlogFiles, backlogBytes: figures.backlogBytes, gone: figures.gone };
     };
     let figures = last();
