@@ -2,8 +2,8 @@ import { brotliCompressSync, brotliDecompressSync, constants, inflateRawSync } f
 
 /**
  * How a retained raw chunk's bytes are stored (recall_raw_chunks.codec). Brotli at quality 0
- * compresses transcript JSONL about twice as fast as deflate level 1 per chunk (3.5 times on
- * 30 KiB chunks) for about the same size. Below 512 bytes (opencode's storage files and rows)
+ * compresses transcript JSONL about twice as fast as deflate level 1 per chunk (2.3 times on
+ * 30 KiB Claude and Codex chunks) for about the same size. Below 512 bytes (opencode's storage files and rows)
  * compressing costs more CPU than it saves disk (measured: 0.33 s for 22k chunks, 7 % smaller),
  * so those stay as they are. Chunks written before schema v4 are raw deflate and still read.
  */

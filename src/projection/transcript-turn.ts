@@ -92,10 +92,11 @@ export function projectTranscriptTurn(
 type TurnProjection = ReturnType<typeof projectTranscriptTurn>;
 
 /**
- * Both projections of a turn, in one pass when they must be equal: no block renders only in
- * read mode (an ok tool result, an image, an injected-context label or turn) and the read text
- * is complete within the search bound, so the same normaliser gives the same text. Indexing
- * needs both for every record; this halves the projection work of most turns.
+ * Both projections of a turn, in one pass when they must be equal: no block that may render
+ * only in read mode (a tool result, whose `[result: ok]` is read-only; an image; an
+ * injected-context label or turn) and the read text complete within the search bound, so the
+ * same normaliser gives the same text. Indexing needs both for every record; most turns then
+ * cost one pass instead of two.
  */
 export function projectTranscriptTurnBoth(turn: TranscriptTurn): {
   search: TurnProjection;
