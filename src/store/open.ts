@@ -22,11 +22,29 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   });
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   if (!options.readonly) {
-    db.pragma("journal_mode = WAL");
+    enableWal(db, options.busyTimeoutMs ?? 5000);
     db.pragma("synchronous = NORMAL");
   }
   db.pragma("foreign_keys = ON");
   return db;
+}
+
+/**
+ * Switches a new database to WAL. Two processes creating the same database at once (two
+ * `recall mcp` started together) can get SQLITE_BUSY here without SQLite's busy handler being
+ * called, so the switch is retried for as long as the busy timeout.
+ */
+function enableWal(db: Db, timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
 
 /**
