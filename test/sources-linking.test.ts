@@ -3,11 +3,10 @@
  * polling, and how records link up: Claude copies deduped by uuid across files, subagents in
  * both Claude layouts and in Codex linked to their parents, session aliases.
  */
-import Database from "better-sqlite3";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { UPGRADED_SESSION_MESSAGE, UPGRADED_SESSION_V2, V1_PROJECT } from "../src/demo/opencode-schema.js";
+import { createOpencodeV2Db } from "./helpers/opencode-db.js";
 import { sessionsForAlias } from "../src/indexer/aliases.js";
 import { indexView } from "../src/indexer/checkpoints.js";
 import { createClaudeSource } from "../src/sources/claude-code/source.js";
@@ -135,12 +134,7 @@ describe("per-tick bounds and cadence", () => {
   it("reads at most 32 opencode session rows per tick", async () => {
     h = await createHarness();
     const file = path.join(opencodeData(h.home), "opencode.db");
-    mkdirSync(path.dirname(file), { recursive: true });
-    const db = new Database(file);
-    db.exec([V1_PROJECT, UPGRADED_SESSION_V2, UPGRADED_SESSION_MESSAGE].join("\n"));
-    db.prepare(
-      "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('p', '/x', 1, 1, '[]')",
-    ).run();
+    const db = createOpencodeV2Db(file);
     for (let i = 0; i < 80; i++) {
       const id = `ses_${String(i).padStart(4, "0")}`;
       db.prepare(

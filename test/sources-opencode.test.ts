@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { UPGRADED_SESSION_MESSAGE, UPGRADED_SESSION_V2, V1_PROJECT } from "../src/demo/opencode-schema.js";
+import { createOpencodeV2Db } from "./helpers/opencode-db.js";
 import { exportConversation } from "../src/indexer/export.js";
 import { createHarness, opencodeData, type Harness } from "./sources-harness.js";
 import { BASE_TIME } from "./sources-lines.js";
@@ -63,14 +63,7 @@ function storageSession(
 
 /** A 2.x database: session_v2 and session_message. */
 function createV2Db(file: string): Database.Database {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.exec([V1_PROJECT, UPGRADED_SESSION_V2, UPGRADED_SESSION_MESSAGE].join("\n"));
-  db.prepare(
-    "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('p1', '/nonexistent/oc', 1, 1, '[]')",
-  ).run();
-  return db;
+  return createOpencodeV2Db(file, { project: { id: "p1", worktree: "/nonexistent/oc" }, wal: true });
 }
 
 function addV2Session(

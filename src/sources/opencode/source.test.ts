@@ -8,7 +8,7 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
-import { UPGRADED_SESSION_MESSAGE, UPGRADED_SESSION_V2, V1_PROJECT } from "../../demo/opencode-schema.js";
+import { createOpencodeV2Db } from "../../../test/helpers/opencode-db.js";
 import type { Budget, IndexView, SourceBatch, SourceCheckpoint } from "../types.js";
 import { SCAN_EVERY_TICKS } from "./cadence.js";
 import { OpencodeDb } from "./db.js";
@@ -51,16 +51,6 @@ function ticks(source: OpencodeSource, index: ReturnType<typeof memoryIndex>, co
     read.push(...batch.records.map((r) => r.sourceKey));
   }
   return read;
-}
-
-function createDb(file: string): Database.Database {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.exec([V1_PROJECT, UPGRADED_SESSION_V2, UPGRADED_SESSION_MESSAGE].join("\n"));
-  db.prepare(
-    "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('p', '/x', 1, 1, '[]')",
-  ).run();
-  return db;
 }
 
 function addSession(db: Database.Database, id: string, at: number): void {
@@ -109,7 +99,7 @@ describe("opencode source pacing", () => {
 
   it("does not scan an unchanged database again, and finds what opencode commits", () => {
     const dataDir = setup();
-    const writer = createDb(path.join(dataDir, "opencode.db"));
+    const writer = createOpencodeV2Db(path.join(dataDir, "opencode.db"));
     cleanups.push(() => writer.close());
     addSession(writer, "ses_a", AT);
     const source = new OpencodeSource({ HOME: dataDir }, { dataDir, dbFile: null });
@@ -127,8 +117,8 @@ describe("opencode source pacing", () => {
 
   it("reads a database whose session rows another database used up", () => {
     const dataDir = setup();
-    const big = createDb(path.join(dataDir, "opencode-a.db"));
-    const small = createDb(path.join(dataDir, "opencode-b.db"));
+    const big = createOpencodeV2Db(path.join(dataDir, "opencode-a.db"));
+    const small = createOpencodeV2Db(path.join(dataDir, "opencode-b.db"));
     for (let i = 0; i < 100; i++) addSession(big, `ses_a${String(i).padStart(3, "0")}`, AT + i);
     for (let i = 0; i < 5; i++) addSession(small, `ses_b${i}`, AT + i);
     big.close();
