@@ -1,13 +1,15 @@
 /**
  * A foreground first backfill builds the read-only secondary indexes once at its end
  * (store/read-indexes.ts): they are absent while it runs, all back when it ends or stops, kept
- * when the index already held documents, and rebuilt by the next writer after an interruption.
+ * when the index already held documents (and, after a reindex reset, for the retained records
+ * and raw chunks), and rebuilt by the next writer after an interruption.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { backfill } from "../src/indexer/backfill.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
+import { resetDerived } from "../src/indexer/rebuild.js";
 import { openHistoryStore } from "../src/store/history-store.js";
 import { dropReadIndexesIfEmpty, READ_INDEX_DEFINITIONS } from "../src/store/read-indexes.js";
 import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
@@ -90,6 +92,24 @@ describe("read indexes deferred by a foreground first backfill", () => {
     run(h, { onGroupEnd: () => seen.push(presentIndexes(harness).length) });
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((n) => n === names.length)).toBe(true);
+  });
+
+  it("after a reindex reset, only the documents' are dropped: retained records and raw chunks keep theirs", async () => {
+    h = await createHarness();
+    writeSessions(h, 4);
+    h.index();
+    resetDerived(h.store.db, ["claude-code", "codex", "opencode"]);
+    h.restart();
+    const seen: string[][] = [];
+    const harness = h;
+    const result = run(h, { onGroupEnd: () => seen.push(presentIndexes(harness).sort()) });
+    expect(result.records).toBe(20);
+    const kept = names.filter((n) => !n.startsWith("recall_documents_")).sort();
+    expect(kept.length).toBe(4);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((s) => JSON.stringify(s) === JSON.stringify(kept))).toBe(true);
+    expect(presentIndexes(h).sort()).toEqual([...names].sort());
+    expect(h.search("heron")).toHaveLength(20);
   });
 
   it("come back when a backfill is stopped, and when the next writer opens an interrupted index", async () => {

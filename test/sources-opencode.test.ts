@@ -5,11 +5,13 @@
  */
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpencodeV2Db } from "./helpers/opencode-db.js";
+import { generateDemoCorpus } from "../src/demo/generate.js";
 import { exportConversation } from "../src/indexer/export.js";
+import { resetDerived } from "../src/indexer/rebuild.js";
 import { createHarness, opencodeData, type Harness } from "./sources-harness.js";
 import { BASE_TIME } from "./sources-lines.js";
 
@@ -212,5 +214,75 @@ describe("opencode", () => {
     expect(h.search("streaming pangolin")).toHaveLength(0);
     expect(h.count("SELECT count(*) FROM recall_documents WHERE source_key = 'msg_b2'")).toBe(1);
     expect(sha(file)).toBe(dbBefore);
+  });
+
+  it("rebuilds sessions whose database rows and storage/ files are gone from what it retained", async () => {
+    h = await createHarness();
+    // The three stores: storage/ JSON files, a 1.x database and an upgraded 2.x database.
+    await generateDemoCorpus({
+      root: h.home,
+      seed: 11,
+      sources: { claude: false, codex: false, dyad: false, opencode: { messages: 300 } },
+    });
+    h.index();
+    const harness = h;
+    const documents = () =>
+      harness.store.db
+        .prepare(
+          `SELECT hit_id, source_key, kind, agent, at, project, session, conversation, cursor, role, title, body,
+             is_compaction_summary, projection_truncated FROM recall_documents WHERE source = 'opencode' ORDER BY hit_id`,
+        )
+        .all();
+    const before = documents();
+    expect(before.length).toBeGreaterThan(200);
+    const stores = h.store.db
+      .prepare(
+        `SELECT DISTINCT CASE WHEN unit = 'row' THEN file ELSE 'storage' END AS store FROM recall_raw_chunks
+         WHERE source = 'opencode' ORDER BY 1`,
+      )
+      .all()
+      .map((r) => path.basename((r as { store: string }).store));
+    expect(stores).toEqual(["opencode-dev.db", "opencode.db", "storage"]);
+    const records = h.count("SELECT count(*) FROM recall_records");
+
+    rmSync(opencodeData(h.home), { recursive: true });
+    // Gone without a reset: nothing lost, nothing doubled.
+    h.restart();
+    h.clock.advance(60_000);
+    h.index();
+    expect(documents()).toEqual(before);
+
+    // A rebuild brings every document back from the retained rows and files, twice over.
+    for (let i = 0; i < 2; i++) {
+      resetDerived(h.store.db, ["opencode"]);
+      expect(h.count("SELECT count(*) FROM recall_documents WHERE source = 'opencode'")).toBe(0);
+      h.restart();
+      h.index();
+      expect(documents()).toEqual(before);
+      expect(h.count("SELECT count(*) FROM recall_records")).toBe(records);
+    }
+  });
+
+  it("rebuilds a session deleted from a database that is still there", async () => {
+    h = await createHarness();
+    writer = createV2Db(path.join(opencodeData(h.home), "opencode.db"));
+    addV2Session(writer, "ses_keep", "Kept", BASE_TIME);
+    addV2Message(writer, "ses_keep", "msg_k1", 1, "user", "kept quokka question", BASE_TIME);
+    addV2Session(writer, "ses_gone", "Deleted later", BASE_TIME + 10);
+    addV2Message(writer, "ses_gone", "msg_g1", 1, "user", "deleted quokka question", BASE_TIME + 10);
+    addV2Message(writer, "ses_gone", "msg_g2", 2, "assistant", "deleted quokka answer", BASE_TIME + 20);
+    h.index();
+    expect(h.search("quokka")).toHaveLength(3);
+    writer.prepare("DELETE FROM session_message WHERE session_id = 'ses_gone'").run();
+    writer.prepare("DELETE FROM session_v2 WHERE id = 'ses_gone'").run();
+    resetDerived(h.store.db, ["opencode"]);
+    h.restart();
+    h.index();
+    const hits = h.search("quokka");
+    expect(hits.map((x) => x.cursor).sort()).toEqual(["msg_g1", "msg_g2", "msg_k1"]);
+    expect(hits.find((x) => x.cursor === "msg_g1")).toMatchObject({
+      session: "ses_gone",
+      project: "/nonexistent/oc",
+    });
   });
 });

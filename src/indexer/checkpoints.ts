@@ -1,7 +1,15 @@
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { decompressRaw } from "./raw-codec.js";
-import type { CheckpointReader, IndexView, RetainedExtent, SourceCheckpoint } from "../sources/types.js";
+import path from "node:path";
+import type {
+  CheckpointReader,
+  ConversationRef,
+  IndexView,
+  RetainedChunk,
+  RetainedExtent,
+  SourceCheckpoint,
+} from "../sources/types.js";
 
 const GET = `SELECT source, key, offset, size, mtime, head_hash AS headHash, state
   FROM recall_checkpoints WHERE source = ? AND key = ?`;
@@ -15,6 +23,14 @@ const CHUNKS = `SELECT offset, length, data, codec FROM recall_raw_chunks
   WHERE source = @source AND file = @file AND epoch = @epoch AND offset < @end AND offset + length > @position
     AND offset >= @position - @maxChunk
   ORDER BY offset LIMIT 8`;
+const CONVERSATIONS = `SELECT id, source, agent, kind, project, session, parent, title, model, branch
+  FROM recall_conversations WHERE source = ? ORDER BY id`;
+const CONVERSATION_CHUNKS = `SELECT id, file, unit, offset, data, codec FROM recall_raw_chunks
+  WHERE conversation = ? AND source = ? AND id > ? ORDER BY id LIMIT ?`;
+/** Files sort between `folder/` and `folder0` ('0' follows '/'), so the file index serves the range. */
+const CHUNKS_UNDER = `SELECT id, file, unit, offset, data, codec FROM recall_raw_chunks WHERE id IN (
+    SELECT max(id) FROM recall_raw_chunks WHERE source = ? AND file > ? AND file < ? GROUP BY file)
+  ORDER BY file`;
 const MAX_CHUNK =
   "SELECT max(length) AS n FROM recall_raw_chunks WHERE source = ? AND file = ? AND epoch = ?";
 
@@ -61,6 +77,15 @@ export function indexView(db: Db): IndexView {
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   };
 
+  const toChunks = (rows: RawChunkRow[]): RetainedChunk[] =>
+    rows.map((r) => ({
+      id: r.id,
+      file: r.file,
+      unit: r.unit === "row" ? "row" : "byte",
+      offset: r.offset,
+      bytes: decompressRaw(r.data, r.codec),
+    }));
+
   return {
     checkpoint(source, key) {
       return statement(db, GET).get(source, key) as SourceCheckpoint | undefined;
@@ -94,7 +119,30 @@ export function indexView(db: Db): IndexView {
       };
     },
     readRetained,
+    retainedConversations(source) {
+      return statement(db, CONVERSATIONS).all(source) as ConversationRef[];
+    },
+    retainedChunks(source, conversation, afterId, limit) {
+      return toChunks(
+        statement(db, CONVERSATION_CHUNKS).all(conversation, source, afterId, limit) as RawChunkRow[],
+      );
+    },
+    retainedUnder(source, folder) {
+      const last = String.fromCharCode(path.sep.charCodeAt(0) + 1);
+      return toChunks(
+        statement(db, CHUNKS_UNDER).all(source, folder + path.sep, folder + last) as RawChunkRow[],
+      );
+    },
   };
+}
+
+interface RawChunkRow {
+  id: number;
+  file: string;
+  unit: string;
+  offset: number;
+  data: Buffer;
+  codec: string;
 }
 
 /** @deprecated kept for callers of the first draft: checkpoints only. */

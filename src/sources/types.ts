@@ -178,6 +178,15 @@ export interface RetainedExtent {
   conversation: string | null;
 }
 
+/** A retained raw chunk as a rebuild replays it: decompressed, with where it was read. */
+export interface RetainedChunk {
+  id: number;
+  file: string;
+  unit: "byte" | "row";
+  offset: number;
+  bytes: Buffer;
+}
+
 /**
  * Read access to what the indexer committed: checkpoints, and the retained raw bytes of
  * files (so a file the CLI deleted can be replayed by a rebuild). Sources never write.
@@ -190,6 +199,12 @@ export interface IndexView {
   retainedExtent(source: string, file: string, headBytes: number): RetainedExtent | null;
   /** Up to `length` retained bytes of the newest epoch from `position` (fewer at a gap or the end). */
   readRetained(source: string, file: string, epoch: number, position: number, length: number): Buffer;
+  /** The retained conversations of a source, with the metadata last written for them. */
+  retainedConversations(source: string): ConversationRef[];
+  /** Up to `limit` retained chunks of a conversation with ids above `afterId`, oldest first. */
+  retainedChunks(source: string, conversation: string, afterId: number, limit: number): RetainedChunk[];
+  /** The newest retained chunk of each file directly or deeper under a folder, by file name. */
+  retainedUnder(source: string, folder: string): RetainedChunk[];
 }
 
 /** @deprecated use IndexView; kept as the name of the checkpoint part. */

@@ -3,28 +3,39 @@ import type { Db } from "./open.js";
 /**
  * Secondary indexes that serve only reads (filters, time order, export and forget lookups):
  * no statement a backfill runs needs them. Kept one row at a time they cost a first backfill
- * about 5 % of its time, so a foreground backfill into an index without documents (a first
- * one, or a reindex) drops them and builds each once, sorted, at its end. Definitions are
- * history-v1's, verbatim.
+ * about 5 % of its time, so a foreground backfill drops those of empty tables (all of them on
+ * a first backfill; the documents' after a reindex reset, when retained records and raw chunks
+ * stay and a rebuild reads them back) and builds each once, sorted, at its end. Definitions
+ * are history-v1's, verbatim.
  */
-const READ_INDEXES: readonly { name: string; on: string }[] = [
-  { name: "recall_documents_at", on: "recall_documents (at)" },
-  { name: "recall_documents_session", on: "recall_documents (session)" },
-  { name: "recall_documents_project", on: "recall_documents (project, at)" },
-  { name: "recall_documents_chat", on: "recall_documents (app_id, chat_id)" },
-  { name: "recall_records_time", on: "recall_records (conversation, at, ordinal)" },
-  { name: "recall_raw_chunks_source", on: "recall_raw_chunks (source, id)" },
-  { name: "recall_raw_chunks_conversation", on: "recall_raw_chunks (conversation)" },
-  { name: "recall_raw_chunks_time", on: "recall_raw_chunks (first_at)" },
+const READ_INDEXES: readonly { name: string; table: string; columns: string }[] = [
+  { name: "recall_documents_at", table: "recall_documents", columns: "(at)" },
+  { name: "recall_documents_session", table: "recall_documents", columns: "(session)" },
+  { name: "recall_documents_project", table: "recall_documents", columns: "(project, at)" },
+  { name: "recall_documents_chat", table: "recall_documents", columns: "(app_id, chat_id)" },
+  { name: "recall_records_time", table: "recall_records", columns: "(conversation, at, ordinal)" },
+  { name: "recall_raw_chunks_source", table: "recall_raw_chunks", columns: "(source, id)" },
+  { name: "recall_raw_chunks_conversation", table: "recall_raw_chunks", columns: "(conversation)" },
+  { name: "recall_raw_chunks_time", table: "recall_raw_chunks", columns: "(first_at)" },
 ];
 
-export const READ_INDEX_DEFINITIONS = READ_INDEXES.map((i) => `CREATE INDEX ${i.name} ON ${i.on}`);
+const definition = (i: (typeof READ_INDEXES)[number]) => `${i.name} ON ${i.table} ${i.columns}`;
 
-/** Drops the read indexes when the index holds no document (a first backfill, a reindex); says whether it did. */
+export const READ_INDEX_DEFINITIONS = READ_INDEXES.map((i) => `CREATE INDEX ${definition(i)}`);
+
+/** Drops the read indexes of tables without rows (a first backfill, a reindex); says whether it dropped any. */
 export function dropReadIndexesIfEmpty(db: Db): boolean {
-  if (db.prepare("SELECT 1 FROM recall_documents LIMIT 1").get() !== undefined) return false;
+  const empty = new Map<string, boolean>();
+  const isEmpty = (table: string): boolean => {
+    let e = empty.get(table);
+    if (e === undefined)
+      empty.set(table, (e = db.prepare(`SELECT 1 FROM ${table} LIMIT 1`).get() === undefined));
+    return e;
+  };
+  const dropped = READ_INDEXES.filter((i) => isEmpty(i.table));
+  if (dropped.length === 0) return false;
   db.transaction(() => {
-    for (const i of READ_INDEXES) db.exec(`DROP INDEX IF EXISTS ${i.name}`);
+    for (const i of dropped) db.exec(`DROP INDEX IF EXISTS ${i.name}`);
   })();
   return true;
 }
@@ -47,7 +58,7 @@ export function ensureReadIndexes(db: Db): void {
   db.pragma("cache_size = -8192");
   try {
     db.transaction(() => {
-      for (const i of missing) db.exec(`CREATE INDEX IF NOT EXISTS ${i.name} ON ${i.on}`);
+      for (const i of missing) db.exec(`CREATE INDEX IF NOT EXISTS ${definition(i)}`);
     })();
   } finally {
     db.pragma(`temp_store = ${Math.trunc(tempStore)}`);

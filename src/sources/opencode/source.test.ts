@@ -36,6 +36,9 @@ function memoryIndex(): IndexView & { commit(batch: SourceBatch): void } {
     retainedFiles: () => [],
     retainedExtent: () => null,
     readRetained: () => Buffer.alloc(0),
+    retainedConversations: () => [],
+    retainedChunks: () => [],
+    retainedUnder: () => [],
     commit(batch) {
       for (const cp of batch.checkpoints) checkpoints.set(cp.key, cp);
     },

@@ -12,7 +12,7 @@
  * Conversation `opencode:<sessionId>` (parent from parent_id). Records are keyed by message
  * id: hit id `transcript:opencode:<sessionId>:<messageId>`, cursor the message id.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { agentRoots, type Env } from "../../config/paths.js";
 import type {
@@ -20,6 +20,7 @@ import type {
   ConversationRef,
   IndexView,
   RawChunk,
+  RetainedChunk,
   Source,
   SourceBatch,
   SourceCheckpoint,
@@ -107,6 +108,24 @@ interface OpenDb {
   readAt: Map<string, number>;
 }
 
+/**
+ * Replaying the retained rows and files of sessions whose database rows and storage/ files are
+ * gone (a rebuild after opencode or the user deleted them). `list` is read once the live data
+ * is caught up; a session replayed to its end gets a checkpoint, which a reindex reset clears.
+ */
+interface Replay {
+  list: ConversationRef[] | null;
+  position: number;
+  current: { ref: ConversationRef; session: string; afterId: number } | null;
+  done: boolean;
+}
+
+/** Retained chunks read per replay step. */
+const REPLAY_PAGE = 200;
+
+/** A retained storage/ message file: `…/storage/message/<sessionId>/<messageId>.json`. */
+const STORAGE_MESSAGE = /[\\/]storage[\\/]message[\\/][^\\/]+[\\/]([^\\/]+)\.json$/;
+
 /** A re-check sweep of every session starts at most this often. */
 export const SWEEP_INTERVAL_MS = 30_000;
 
@@ -123,6 +142,7 @@ const databaseIdle = (entry: OpenDb): boolean =>
 const dbKey = (file: string) => `db:${file}`;
 const sessionKey = (file: string, id: string) => `db:${file}#${id}`;
 const storageKey = (id: string) => `storage:${id}`;
+const replayKey = (id: string) => `replayed:${id}`;
 
 export interface OpencodeSourceOptions {
   dataDir?: string;
@@ -152,6 +172,7 @@ export class OpencodeSource implements Source {
   /** The last change-detection sweep found no change, and none was found since. */
   private storageQuiet = false;
   private readonly storageCadence = new ScanCadence();
+  private readonly replay: Replay = { list: null, position: 0, current: null, done: false };
 
   constructor(env: Env, options: OpencodeSourceOptions = {}) {
     const roots = agentRoots(env);
@@ -191,6 +212,9 @@ export class OpencodeSource implements Source {
       }
     }
     if (!this.syncStorage(view, batch, budget)) idle = false;
+    if (idle && !this.replay.done && this.databasesReadable() && !this.replayRetained(view, batch, budget)) {
+      idle = false;
+    }
     batch.progress = {
       filesKnown: this.dbs.size + this.storage.size,
       backlogFiles: [...this.dbs.values()].reduce((n, e) => n + e.queue.size, 0) + this.storageBacklog.size,
@@ -574,6 +598,93 @@ export class OpencodeSource implements Source {
       dedupe: true,
     };
     batch.rawChunks.push(chunk);
+  }
+
+  // ------------------------------------------------------------------ retained sessions
+
+  /** Every database still on disk is open: a locked one would make its sessions look gone. */
+  private databasesReadable(): boolean {
+    for (const entry of this.dbs.values()) if (!entry.db && existsSync(entry.file)) return false;
+    return true;
+  }
+
+  /** A session some database or the storage/ files still hold: read live, never replayed. */
+  private isLive(sessionId: string): boolean {
+    if (this.storage.has(sessionId)) return true;
+    for (const entry of this.dbs.values()) {
+      if (entry.db?.sessionById(sessionId)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * One bounded step of replaying retained sessions that no database or storage/ file holds
+   * any more, through the same mappers as a live read; true when every session is done.
+   */
+  private replayRetained(view: IndexView, batch: SourceBatch, budget: Budget): boolean {
+    const r = this.replay;
+    r.list ??= view.retainedConversations(this.name);
+    let checked = 0;
+    while (batch.records.length < budget.maxRecords && !budget.expired()) {
+      if (!r.current) {
+        if (r.position >= r.list.length) {
+          r.done = true;
+          r.list = null;
+          return true;
+        }
+        if (checked >= budget.maxSessionRows) return false;
+        const ref = r.list[r.position++]!;
+        checked += 1;
+        const session = ref.id.slice(`${OPENCODE_SOURCE}:`.length);
+        if (this.isLive(session) || view.checkpoint(this.name, replayKey(session))) continue;
+        this.conversations.set(session, ref);
+        r.current = { ref, session, afterId: 0 };
+      }
+      const current = r.current;
+      const page = view.retainedChunks(this.name, current.ref.id, current.afterId, REPLAY_PAGE);
+      for (const chunk of page) {
+        current.afterId = chunk.id;
+        this.replayChunk(view, chunk, current.ref, batch);
+      }
+      if (page.length < REPLAY_PAGE) {
+        batch.checkpoints.push(this.rowCheckpoint(replayKey(current.session), { v: 1 }));
+        r.current = null;
+      }
+    }
+    return false;
+  }
+
+  /** A retained message row (with its v1 parts), or a storage/ message file with its parts' newest copies. */
+  private replayChunk(view: IndexView, chunk: RetainedChunk, ref: ConversationRef, batch: SourceBatch): void {
+    if (chunk.unit === "row") {
+      const parsed = parseJson(chunk.bytes.toString("utf8"));
+      const line = parsed.ok
+        ? (parsed.value as { table?: unknown; row?: OpencodeRow; parts?: OpencodeRow[] })
+        : null;
+      if (!line?.row) {
+        batch.counters.malformed += 1;
+      } else if (line.table === "session_message") {
+        this.emit(mapOpencodeV2Message(line.row), ref, batch);
+      } else if (line.table === "message") {
+        this.emit(mapOpencodeV1Message(line.row, line.parts ?? []), ref, batch);
+      }
+      return;
+    }
+    const match = STORAGE_MESSAGE.exec(chunk.file);
+    if (!match) return; // a session or part file: read with its message
+    const message = parseJson(chunk.bytes.toString("utf8"));
+    if (!message.ok) {
+      batch.counters.malformed += 1;
+      return;
+    }
+    const storage = chunk.file.slice(0, match.index + "/storage".length);
+    const parts: unknown[] = [];
+    for (const part of view.retainedUnder(this.name, path.join(storage, "part", match[1]!))) {
+      const parsed = parseJson(part.bytes.toString("utf8"));
+      if (parsed.ok) parts.push(parsed.value);
+      else batch.counters.malformed += 1;
+    }
+    this.emit(mapOpencodeStorageMessage(message.value, parts), ref, batch);
   }
 
   // ------------------------------------------------------------------ storage/ JSON (before 1.2)
