@@ -1,7 +1,7 @@
+import path from "node:path";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { decompressRaw } from "./raw-codec.js";
-import path from "node:path";
 import type {
   CheckpointReader,
   ConversationRef,

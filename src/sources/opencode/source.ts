@@ -9,6 +9,9 @@
  * walked, and message pages of at most 200 rows / 512 KiB of JSON. Databases are opened
  * read-only: a live `-wal` is read, never checkpointed.
  *
+ * A rebuild replays the retained rows and files of sessions that neither a database nor
+ * storage/ holds any more (deleted by opencode or by hand), once the live data is caught up.
+ *
  * Conversation `opencode:<sessionId>` (parent from parent_id). Records are keyed by message
  * id: hit id `transcript:opencode:<sessionId>:<messageId>`, cursor the message id.
  */
