@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { Clock } from "../core/clock.js";
 import type { Db } from "../store/open.js";
+import { beginFirstLoad, isEmptyIndex, type FirstLoad } from "../store/first-load.js";
 import { dropReadIndexesIfEmpty, ensureReadIndexes } from "../store/read-indexes.js";
 import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
 import { indexView } from "./checkpoints.js";
@@ -137,8 +138,9 @@ export interface BackfillOptions extends TickOptions {
   onGroupEnd?: () => void;
   /**
    * A foreground first backfill: when the index is still empty, build the read-only secondary
-   * indexes once at the end instead of row by row (store/read-indexes.ts). Not for a process
-   * serving requests: the build holds the connection for seconds at a million documents.
+   * indexes once at the end instead of row by row (store/read-indexes.ts), and write without
+   * fsyncs until then (store/first-load.ts). Not for a process serving requests: the build
+   * holds the connection for seconds at a million documents.
    */
   deferReadIndexes?: boolean;
 }
@@ -183,6 +185,8 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   /** Clean polling sweeps each source had completed when this backfill started. */
   const sweepsAtStart = new Map<string, number>();
   let finished = false;
+  const firstLoad: FirstLoad | null =
+    options.deferReadIndexes === true && isEmptyIndex(db) ? beginFirstLoad(db) : null;
   let deferred = options.deferReadIndexes === true && dropReadIndexesIfEmpty(db);
   let idleSince: number | null = null;
   const maxIdle = options.maxIdleMillis ?? 30_000;
@@ -228,9 +232,19 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   const end = (): true => {
     if (deferred) ensureReadIndexes(db);
     deferred = false;
+    firstLoad?.end();
     return true;
   };
   const step = (): boolean => {
+    try {
+      return groupStep();
+    } catch (error) {
+      // The connection goes on serving (the worker retries): back to the usual durability.
+      firstLoad?.end();
+      throw error;
+    }
+  };
+  const groupStep = (): boolean => {
     if (finished || options.shouldStop?.()) return end();
     if (group.records <= 0) {
       oneTick();

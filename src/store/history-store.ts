@@ -1,5 +1,6 @@
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
+import { recoverFirstLoad } from "./first-load.js";
 import { chooseEngine, type Engine } from "./fts-probe.js";
 import { foldText } from "./fold.js";
 import { migrate, type MigrateResult } from "./migrate.js";
@@ -65,6 +66,8 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
     }
     return { db, file, engine, migration: null, close: () => db.close() };
   }
+  // A first load cut short by an OS crash may have left a torn file (store/first-load.ts).
+  recoverFirstLoad(file, path.join(options.home, "backups"));
   const db = openDatabase(file);
   try {
     registerFunctions(db);

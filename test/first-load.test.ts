@@ -1,0 +1,159 @@
+/**
+ * A foreground first backfill into an empty index writes without fsyncs, behind a marker file
+ * (store/first-load.ts); the next writer after a crash flushes the files or, after an OS
+ * restart, sets the possibly torn index aside and starts a fresh one.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { backfill } from "../src/indexer/backfill.js";
+import { PROJECTION_VERSION } from "../src/projection/index.js";
+import { currentBoot, markerFile, recoverFirstLoad } from "../src/store/first-load.js";
+import { HISTORY_FILE, openHistoryStore } from "../src/store/history-store.js";
+import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
+import { BASE_TIME, claudeLine } from "./sources-lines.js";
+
+function writeSessions(h: Harness, from: number, to: number): void {
+  const dir = path.join(claudeProjects(h.home), "-nonexistent-recall-test-proj");
+  mkdirSync(dir, { recursive: true });
+  for (let s = from; s < to; s++) {
+    const session = `7a0c1a2b-3c4d-4e5f-8a6b-${String(s).padStart(12, "0")}`;
+    const lines = Array.from({ length: 5 }, (_, i) =>
+      claudeLine({ uuid: `u${s}-${i}`, session, text: `plover note ${s} ${i}`, at: BASE_TIME + s * 10 + i }),
+    );
+    writeFileSync(path.join(dir, `${session}.jsonl`), lines.join(""));
+  }
+}
+
+/** What each group of a foreground backfill saw: the connection's synchronous setting, the marker. */
+function run(h: Harness, onGroupEnd?: () => void): { synchronous: number; marker: boolean }[] {
+  const seen: { synchronous: number; marker: boolean }[] = [];
+  const db = h.store.db;
+  backfill(db, h.sources, {
+    projectionVersion: PROJECTION_VERSION,
+    clock: h.clock,
+    deferReadIndexes: true,
+    limits: { maxRecords: 5 },
+    group: { records: 5, millis: 10_000 },
+    onGroupEnd: () => {
+      seen.push({
+        synchronous: db.pragma("synchronous", { simple: true }) as number,
+        marker: existsSync(markerFile(db.name)),
+      });
+      onGroupEnd?.();
+    },
+  });
+  return seen;
+}
+
+const NORMAL = 1;
+const OFF = 0;
+
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", ""]).pid!;
+}
+
+describe("an unsynced first load", () => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  it("writes a first backfill without fsyncs behind a marker, and ends synced without it", async () => {
+    h = await createHarness();
+    writeSessions(h, 0, 6);
+    const seen = run(h);
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen.every((s) => s.synchronous === OFF && s.marker)).toBe(true);
+    const db = h.store.db;
+    expect(db.pragma("synchronous", { simple: true })).toBe(NORMAL);
+    expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+    expect(existsSync(markerFile(db.name))).toBe(false);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    expect(h.search("plover")).toHaveLength(30);
+  });
+
+  it("is not used once the index holds history", async () => {
+    h = await createHarness();
+    writeSessions(h, 0, 1);
+    h.index();
+    writeSessions(h, 1, 5);
+    h.clock.advance(60_000);
+    const seen = run(h);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((s) => s.synchronous === NORMAL && !s.marker)).toBe(true);
+    expect(h.search("plover")).toHaveLength(25);
+  });
+
+  it("restores the usual durability when a group fails", async () => {
+    h = await createHarness();
+    writeSessions(h, 0, 6);
+    let groups = 0;
+    expect(() =>
+      run(h!, () => {
+        if (++groups === 2) throw new Error("disk full");
+      }),
+    ).toThrow("disk full");
+    expect(h.store.db.pragma("synchronous", { simple: true })).toBe(NORMAL);
+    expect(existsSync(markerFile(h.store.db.name))).toBe(false);
+  });
+
+  it("after a process crash, the next writer flushes the files and keeps the index", async () => {
+    h = await createHarness();
+    writeSessions(h, 0, 3);
+    h.index();
+    const file = h.store.db.name;
+    h.store.close();
+    writeFileSync(markerFile(file), JSON.stringify({ pid: deadPid(), boot: currentBoot() }));
+    const reopened = await openHistoryStore({ home: h.recallHome, projectionVersion: PROJECTION_VERSION });
+    try {
+      expect(existsSync(markerFile(file))).toBe(false);
+      const n = reopened.db.prepare("SELECT count(*) AS n FROM recall_records").get() as { n: number };
+      expect(n.n).toBe(15);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it("after an OS restart, the next writer sets the index aside and starts a fresh one", async () => {
+    h = await createHarness();
+    writeSessions(h, 0, 3);
+    h.index();
+    const file = h.store.db.name;
+    h.store.close();
+    writeFileSync(markerFile(file), JSON.stringify({ pid: process.pid, boot: "another-boot" }));
+    const reopened = await openHistoryStore({ home: h.recallHome, projectionVersion: PROJECTION_VERSION });
+    try {
+      expect(existsSync(markerFile(file))).toBe(false);
+      const n = reopened.db.prepare("SELECT count(*) AS n FROM recall_records").get() as { n: number };
+      expect(n.n).toBe(0);
+    } finally {
+      reopened.close();
+    }
+    const backups = path.join(h.recallHome, "backups");
+    const aside = readdirSync(backups).find(
+      (f) => f.startsWith(`${HISTORY_FILE}.first-load-torn.`) && !f.endsWith("-wal") && !f.endsWith("-shm"),
+    );
+    expect(aside).toBeDefined();
+    const old = new Database(path.join(backups, aside!), { readonly: true });
+    try {
+      expect((old.prepare("SELECT count(*) AS n FROM recall_records").get() as { n: number }).n).toBe(15);
+    } finally {
+      old.close();
+    }
+  });
+
+  it("leaves a load that is still running alone", async () => {
+    h = await createHarness();
+    const file = h.store.db.name;
+    const marker = JSON.stringify({ pid: process.ppid, boot: currentBoot() });
+    writeFileSync(markerFile(file), marker);
+    expect(recoverFirstLoad(file, path.join(h.recallHome, "backups"))).toBe("running");
+    expect(existsSync(markerFile(file))).toBe(true);
+    expect(recoverFirstLoad(file, path.join(h.recallHome, "backups"), "another-boot")).toBe("set-aside");
+    expect(existsSync(file)).toBe(false);
+  });
+});
