@@ -94,6 +94,23 @@ export class OpencodeDb {
     return rows;
   }
 
+  /** Session rows by rowid (a first listing). */
+  sessionsFrom(table: "session" | "session_v2", afterRowid: number, limit: number): SessionRow[] {
+    const rows = this.stmt(
+      `SELECT rowid AS __rowid, * FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+    ).all(afterRowid, limit) as SessionRow[];
+    for (const row of rows) row.__table = table;
+    return rows;
+  }
+
+  /** The change cursor of the table's newest change (one scan), or null when it has no rows. */
+  newestChange(table: "session" | "session_v2"): Cursor | null {
+    const row = this.stmt(
+      `SELECT time_updated AS t, id FROM "${table}" ORDER BY time_updated DESC, id DESC LIMIT 1`,
+    ).get() as { t: number | null; id: string } | undefined;
+    return row ? { t: Number(row.t ?? 0), id: String(row.id) } : null;
+  }
+
   /** Session ids by rowid, for the slow re-check sweep. */
   sessionIdsFrom(
     table: "session" | "session_v2",

@@ -45,13 +45,22 @@ function memoryIndex(): IndexView & { commit(batch: SourceBatch): void } {
   };
 }
 
-/** Runs `count` ticks; returns the message ids read. */
-function ticks(source: OpencodeSource, index: ReturnType<typeof memoryIndex>, count: number): string[] {
+/**
+ * Runs `count` ticks; returns the message ids read. `pauseMs` between ticks lets real time pass,
+ * as a backfill's other work does: a look for changes waits PAUSE_PER_LOOK times its own cost.
+ */
+function ticks(
+  source: OpencodeSource,
+  index: ReturnType<typeof memoryIndex>,
+  count: number,
+  pauseMs = 0,
+): string[] {
   const read: string[] = [];
   for (let i = 0; i < count; i++) {
     const batch = source.nextBatch(index, budget());
     index.commit(batch);
     read.push(...batch.records.map((r) => r.sourceKey));
+    if (pauseMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pauseMs);
   }
   return read;
 }
@@ -115,7 +124,7 @@ describe("opencode source pacing", () => {
     expect(scans).not.toHaveBeenCalled();
 
     addSession(writer, "ses_b", AT + 10);
-    expect(ticks(source, index, SCAN_EVERY_TICKS)).toEqual(["msg_ses_b"]);
+    expect(ticks(source, index, SCAN_EVERY_TICKS, 10)).toEqual(["msg_ses_b"]);
   });
 
   it("reads a database whose session rows another database used up", () => {
@@ -131,6 +140,27 @@ describe("opencode source pacing", () => {
 
     const read = ticks(source, memoryIndex(), 200);
     expect(new Set(read).size).toBe(105);
+  });
+
+  it("lists a database's sessions by rowid first, then follows changes from the newest it saw", () => {
+    const dataDir = setup();
+    const writer = createOpencodeV2Db(path.join(dataDir, "opencode.db"));
+    cleanups.push(() => writer.close());
+    // Change times in the reverse of rowid order: a listing by change time would read the last first.
+    for (let i = 0; i < 100; i++) addSession(writer, `ses_${String(i).padStart(3, "0")}`, AT + 1000 - i);
+    const source = new OpencodeSource({ HOME: dataDir }, { dataDir, dbFile: null });
+    cleanups.push(() => source.close());
+    const index = memoryIndex();
+    const scans = vi.spyOn(OpencodeDb.prototype, "changedSessions");
+
+    const first = ticks(source, index, 2);
+    expect(scans).not.toHaveBeenCalled();
+    expect(first.slice(0, 3)).toEqual(["msg_ses_000", "msg_ses_001", "msg_ses_002"]);
+    addSession(writer, "ses_new", AT + 5000);
+    const read = [...first, ...ticks(source, index, 40)];
+    expect(new Set(read).size).toBe(101);
+    expect(read).toContain("msg_ses_new");
+    expect(scans).toHaveBeenCalled();
   });
 
   it("re-reads a storage/ session that changes after a quiet sweep", () => {
@@ -151,6 +181,6 @@ describe("opencode source pacing", () => {
     // Set the folder's mtime apart: both writes may fall within one millisecond.
     const later = new Date(Date.now() + 5_000);
     utimesSync(path.join(dataDir, "storage", "message", "ses_old"), later, later);
-    expect(ticks(source, index, 2 * SCAN_EVERY_TICKS)).toEqual(["msg_0002"]);
+    expect(ticks(source, index, 2 * SCAN_EVERY_TICKS, 10)).toEqual(["msg_0002"]);
   });
 });

@@ -17,6 +17,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { agentRoots, type Env } from "../../config/paths.js";
 import type {
   Budget,
@@ -64,6 +65,12 @@ interface DbState {
   cursors: Record<string, Cursor>;
   /** Re-check sweep position per session table (rowid). */
   sweep: Record<string, number>;
+  /**
+   * A table's first listing, by rowid (indexed) rather than by change time (a full scan and
+   * sort per page: quadratic in sessions): the rowid reached, and the change cursor to take up
+   * once it ends: the newest change when it began.
+   */
+  listing?: Record<string, { rowid: number; until: Cursor }>;
 }
 
 interface SessionState {
@@ -316,8 +323,10 @@ export class OpencodeSource implements Source {
       // 1. Sessions changed since the cursors: new sessions, titles, activity. Once caught up,
       //    looked for at most every SCAN_INTERVAL_MS (the tables have no time index).
       if (scan) {
-        entry.scanCadence.looked(budget.now);
+        const started = performance.now();
         rows += this.scanSessions(entry, db, version, state, batch, sessionRows);
+        entry.scanCadence.spent(performance.now() - started);
+        entry.scanCadence.looked(budget.now);
       }
       // 2. When caught up, a slow sweep re-checks every session (messages updated after their
       //    session row): it starts at most every SWEEP_INTERVAL_MS and walks 32 rows per tick.
@@ -376,12 +385,20 @@ export class OpencodeSource implements Source {
         complete = false;
         break;
       }
-      const after = state.cursors[table] ?? START;
-      const changed = db.changedSessions(table, after, sessionRows - rows);
+      const listing = this.listing(db, state, table);
+      const limit = sessionRows - rows;
+      const changed = listing
+        ? db.sessionsFrom(table, listing.rowid, limit)
+        : db.changedSessions(table, state.cursors[table] ?? START, limit);
+      if (listing && changed.length < limit) {
+        delete state.listing![table];
+        state.cursors[table] = listing.until;
+      }
       for (const row of changed) {
         rows += 1;
         changedAny = true;
-        state.cursors[table] = { t: Number(row["time_updated"] ?? 0), id: String(row["id"]) };
+        if (listing) listing.rowid = row.__rowid;
+        else state.cursors[table] = { t: Number(row["time_updated"] ?? 0), id: String(row["id"]) };
         if (table === "session" && db.schemaOf(String(row["id"])) === "v2") continue;
         this.session(row, batch);
         entry.queue.set(String(row["id"]), row);
@@ -391,6 +408,13 @@ export class OpencodeSource implements Source {
     entry.scannedClean = !changedAny;
     entry.cleanAt = !changedAny && complete ? version : null;
     return rows;
+  }
+
+  /** The table's first listing, begun when the table has no change cursor yet; null once done. */
+  private listing(db: OpencodeDb, state: DbState, table: "session" | "session_v2") {
+    if (state.cursors[table] !== undefined) return null;
+    state.listing ??= {};
+    return (state.listing[table] ??= { rowid: 0, until: db.newestChange(table) ?? START });
   }
 
   /** One step of the re-check sweep: queues the next sessions by rowid (at most `sessionRows`); returns the rows read. */
@@ -716,7 +740,10 @@ export class OpencodeSource implements Source {
     const sweeping = this.storagePosition > 0;
     const drained = this.storageDirty && this.storageBacklog.size === 0;
     if (sweeping || !this.storageQuiet || drained || due) {
-      this.detectStorageChanges(view, budget.maxEntries, budget.now);
+      const started = performance.now();
+      const ended = this.detectStorageChanges(view, budget.maxEntries);
+      this.storageCadence.spent(performance.now() - started);
+      if (ended) this.storageCadence.looked(budget.now);
     }
     if (this.storageOrder.length === 0) this.storageDirty = false;
     let files = 0;
@@ -730,8 +757,11 @@ export class OpencodeSource implements Source {
     return !this.walker.active && this.storageBacklog.size === 0 && !this.storageDirty;
   }
 
-  /** One step of the round robin over storage sessions: at most `entries` checked, up to the sweep's end. */
-  private detectStorageChanges(view: IndexView, entries: number, now: number): void {
+  /**
+   * One step of the round robin over storage sessions: at most `entries` checked, up to the
+   * sweep's end; true when the sweep ended.
+   */
+  private detectStorageChanges(view: IndexView, entries: number): boolean {
     const n = this.storageOrder.length;
     for (let i = 0; i < Math.min(entries, n); i++) {
       const id = this.storageOrder[this.storagePosition++]!;
@@ -746,10 +776,10 @@ export class OpencodeSource implements Source {
         this.storageDirty = this.storageBacklog.size > 0;
         this.storageSweepChanged = false;
         this.storagePosition = 0;
-        this.storageCadence.looked(now);
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   private storageChanged(view: IndexView, id: string): boolean {
