@@ -26,8 +26,8 @@ const ROUND_BYTES = 256 * 1024;
  * however many large files a first backfill reads in turn.
  */
 export const MAX_LIVE_FILES = 16;
-/** How stale a tick's backlog-bytes and gone-files figures may be while files wait. */
-const PROGRESS_RECOUNT_MS = 200;
+/** How stale a tick's backlog-bytes figure may be while files wait. */
+const PROGRESS_RECOUNT_MS = 1000;
 /** A backlog this short is summed on every tick. */
 const CHEAP_BACKLOG = 64;
 
@@ -262,7 +262,7 @@ export class JsonlFileSource implements Source {
       const t = this.track(key);
       if (state) {
         t.candidates.set(state.path, this.spec.identify(state.path)?.priority ?? 0);
-        t.gone = state.gone;
+        this.setGone(t, state.gone);
         t.size = cp?.size ?? null;
         t.mtime = cp?.mtime ?? null;
         // A file the last process had not finished (or held lines in) is read on first.
@@ -366,13 +366,20 @@ export class JsonlFileSource implements Source {
     return null;
   }
 
-  /** The last counts of backlog bytes and gone files, and when each was taken. */
-  private counted = { bytesAt: -Infinity, backlogBytes: 0, goneAt: -Infinity, gone: 0 };
+  /** The last count of backlog bytes, and when it was taken. */
+  private counted = { bytesAt: -Infinity, backlogBytes: 0 };
+  /** Tracked files whose source is gone, kept as files come and go: counting them per tick was O(files). */
+  private goneFiles = 0;
+
+  private setGone(t: Tracked, gone: boolean): void {
+    if (t.gone !== gone) this.goneFiles += gone ? 1 : -1;
+    t.gone = gone;
+  }
 
   private progress(idle: boolean) {
-    // Counting walks the backlog (bytes) or every file (gone): per tick, a first backfill of
-    // 40k files would spend much of its time here. A count is redone at most every
-    // PROGRESS_RECOUNT_MS, and on every tick once it is cheap (a short backlog) or final (idle).
+    // Counting walks the backlog: per tick, a first backfill of 40k files would spend much of
+    // its time here. A count is redone at most every PROGRESS_RECOUNT_MS, and on every tick
+    // once it is cheap (a short backlog) or final (idle).
     const now = performance.now();
     const counted = this.counted;
     if (this.backlog.size <= CHEAP_BACKLOG || idle || now - counted.bytesAt >= PROGRESS_RECOUNT_MS) {
@@ -381,12 +388,6 @@ export class JsonlFileSource implements Source {
       counted.backlogBytes = backlogBytes;
       counted.bytesAt = now;
     }
-    if (idle || now - counted.goneAt >= PROGRESS_RECOUNT_MS) {
-      let gone = 0;
-      for (const t of this.tracked.values()) if (t.gone) gone += 1;
-      counted.gone = gone;
-      counted.goneAt = now;
-    }
     return {
       filesKnown: this.tracked.size,
       backlogFiles: this.backlog.size,
@@ -394,7 +395,7 @@ export class JsonlFileSource implements Source {
       doneBytes: this.doneBytes,
       discovered: this.walker.sweeps > 0,
       cleanSweeps: this.cleanSweeps,
-      gone: counted.gone,
+      gone: this.goneFiles,
     };
   }
 
@@ -441,7 +442,7 @@ export class JsonlFileSource implements Source {
           batch.checkpoints.push({ ...cp, state: JSON.stringify({ ...state, gone: true }) });
         }
         this.closeLive(t);
-        t.gone = true;
+        this.setGone(t, true);
         t.pending = 0;
         return { bytes: 0, more: false };
       }
@@ -473,7 +474,7 @@ export class JsonlFileSource implements Source {
         live.discarding = null;
       }
     } else {
-      t.gone = false;
+      this.setGone(t, false);
       storedSize = found.size;
       mtime = found.mtime;
       const reuse =
@@ -614,7 +615,7 @@ export class JsonlFileSource implements Source {
     t.pending = bytes.size === null ? (exhausted ? 0 : 1) : Math.max(0, bytes.size - live.readEnd);
     if (live.state.gone && exhausted) {
       this.closeLive(t);
-      t.gone = true;
+      this.setGone(t, true);
     } else if (exhausted && held === null) {
       // Read to its end with nothing held: the checkpoint has everything a later poll needs.
       this.closeLive(t);
