@@ -119,8 +119,7 @@ const RESET_RECORDS = `DELETE FROM recall_records WHERE conversation = ?`;
 const INSERT_RAW = `
   INSERT INTO recall_raw_chunks (source, file, conversation, offset, length, captured_at, data, epoch, first_at,
     last_at, stored, unit, codec)
-  VALUES (@source, @file, @conversation, @offset, @length, @capturedAt, @data, @epoch, @firstAt, @lastAt, @stored,
-    @unit, @codec)`;
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const SAME_RAW = `SELECT 1 FROM recall_raw_chunks WHERE source = ? AND file = ? AND epoch = ? AND offset = ?
   AND length = ? AND conversation IS ? LIMIT 1`;
 
@@ -282,21 +281,21 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       }
       if (chunk.dedupe && sameRawExists(db, chunk)) return;
       const { data, codec } = compressed[i]!;
-      statement(db, INSERT_RAW).run({
-        source: chunk.source,
-        file: chunk.file,
-        conversation: chunk.conversation,
-        offset: chunk.offset,
-        length: chunk.bytes.length,
-        capturedAt: options.now,
+      statement(db, INSERT_RAW).run(
+        chunk.source,
+        chunk.file,
+        chunk.conversation,
+        chunk.offset,
+        chunk.bytes.length,
+        options.now,
         data,
-        epoch: chunk.epoch,
-        firstAt: chunk.firstAt,
-        lastAt: chunk.lastAt,
-        stored: data.length,
-        unit: chunk.unit ?? "byte",
+        chunk.epoch,
+        chunk.firstAt,
+        chunk.lastAt,
+        data.length,
+        chunk.unit ?? "byte",
         codec,
-      });
+      );
       result.rawChunks += 1;
       result.rawBytes += chunk.bytes.length;
       result.rawStored += data.length;
@@ -384,6 +383,16 @@ function sameRawExists(db: Db, chunk: RawChunk): boolean {
 
 /** A later ref of the same conversation adds what it learned; nulls never erase. */
 function mergeRef(a: ConversationRef, b: ConversationRef): ConversationRef {
+  // Most records of a batch repeat what their conversation's first ref said: no new object.
+  if (
+    (b.project ?? a.project) === a.project &&
+    (b.session ?? a.session) === a.session &&
+    (b.parent ?? a.parent) === a.parent &&
+    (b.title ?? a.title) === a.title &&
+    (b.model ?? a.model ?? null) === (a.model ?? null) &&
+    (b.branch ?? a.branch ?? null) === (a.branch ?? null)
+  )
+    return a;
   return {
     ...a,
     project: b.project ?? a.project,
