@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { encodeZstdRawFrame } from "../../demo/zstd-frame.js";
-import { READ_CHUNK_BYTES, ZstdByteSource, type ByteSource } from "./byte-source.js";
+import { FileByteSource, READ_CHUNK_BYTES, ZstdByteSource, type ByteSource } from "./byte-source.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines } from "./jsonl-reader.js";
 
 /** A source of `size` bytes made on demand: nothing is held but the requested read. */
@@ -26,6 +26,32 @@ class GeneratedSource implements ByteSource {
 describe("byte sources", () => {
   let cleanup = () => {};
   afterEach(() => cleanup());
+
+  it("a file's reads give its bytes whether they fall inside the first block, across its end or past it", () => {
+    const t = tempDir("recall-bytes-");
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "f.jsonl");
+    const content = Buffer.from(Array.from({ length: 3 * READ_CHUNK_BYTES + 123 }, (_, i) => (i * 7) % 251));
+    writeFileSync(file, content);
+    const source = new FileByteSource(file);
+    try {
+      const reads: [number, number][] = [
+        [0, 4096],
+        [0, READ_CHUNK_BYTES],
+        [100, 50],
+        [READ_CHUNK_BYTES - 10, 20],
+        [0, 10],
+        [2 * READ_CHUNK_BYTES, READ_CHUNK_BYTES],
+        [3 * READ_CHUNK_BYTES, READ_CHUNK_BYTES],
+      ];
+      for (const [at, length] of reads) {
+        const want = content.subarray(at, Math.min(content.length, at + Math.min(length, READ_CHUNK_BYTES)));
+        expect(source.read(at, length).equals(want)).toBe(true);
+      }
+    } finally {
+      source.close();
+    }
+  });
 
   it("reads a 20 MB line in bounded calls: never assembled, counted once, its bytes handed over for retention", () => {
     const huge = 20 * 1024 * 1024;

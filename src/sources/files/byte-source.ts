@@ -30,9 +30,27 @@ export class FileByteSource implements ByteSource {
     this.mtimeMs = Math.floor(stat.mtimeMs);
   }
 
+  /**
+   * The file's first block, kept while reads stay inside it: a file's first poll reads its head
+   * for the head hash (4 KiB), a Codex rollout's for its session_meta (64 KiB), then its first
+   * lines — one read instead of three (measured at 1M records: 0.9 s of 95 s went to the
+   * repeated head reads).
+   */
+  private first: Buffer | null = null;
+
   read(position: number, length: number): Buffer {
     const want = Math.max(0, Math.min(length, READ_CHUNK_BYTES, this.size - position));
     if (want === 0) return Buffer.alloc(0);
+    if (position === 0 && this.first === null)
+      this.first = this.readAt(0, Math.min(READ_CHUNK_BYTES, this.size));
+    if (this.first !== null) {
+      if (position + want <= this.first.length) return this.first.subarray(position, position + want);
+      this.first = null;
+    }
+    return this.readAt(position, want);
+  }
+
+  private readAt(position: number, want: number): Buffer {
     const buffer = Buffer.allocUnsafe(want);
     const n = readSync(this.fd, buffer, 0, want, position);
     return n === want ? buffer : buffer.subarray(0, n);
