@@ -79,6 +79,7 @@ const MAX_REFERENCE_CHARS = 12;
 const RESYNC_SCAN_CHARS = 1 << 16;
 
 const NO_BYTES = new Uint8Array(0);
+const NO_RUN = new Uint16Array(0);
 
 /**
  * Head buffers of finished sinks, by size, for the next sink: every record makes two sinks
@@ -97,6 +98,13 @@ function giveHead(buffer: Uint8Array): void {
   let free = HEAD_POOL.get(buffer.length);
   if (!free) HEAD_POOL.set(buffer.length, (free = []));
   if (free.length < HEAD_POOL_MAX) free.push(buffer);
+}
+
+/** Run buffers of finished sinks, likewise: a typed array this size lives off the heap, so each costs a malloc and a free. */
+const RUN_POOL: Uint16Array[] = [];
+
+function takeRun(): Uint16Array {
+  return RUN_POOL.pop() ?? new Uint16Array(BASE64_WINDOW);
 }
 
 /** The characters the normaliser treats as blank (spaces, controls, line breaks). */
@@ -159,7 +167,7 @@ export class ProjectionSink {
   private runLower = 0;
   private runDigit = 0;
   private runPunct = 0;
-  private readonly runBuf = new Uint16Array(BASE64_WINDOW);
+  private runBuf = takeRun();
   private patternPos = 0;
   private forceNextRun = false;
 
@@ -509,6 +517,8 @@ export class ProjectionSink {
     const head = this.nfc(UTF8.decode(this.head.subarray(0, this.headBytes)));
     // The text is decoded: the head buffer goes back to the pool, and this sink takes no more.
     giveHead(this.head);
+    if (this.runBuf !== NO_RUN && RUN_POOL.length < HEAD_POOL_MAX) RUN_POOL.push(this.runBuf);
+    this.runBuf = NO_RUN;
     this.head = NO_BYTES;
     this.headBytes = 0;
     this.headFull = true;
