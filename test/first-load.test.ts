@@ -9,6 +9,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { backfill } from "../src/indexer/backfill.js";
+import { forget } from "../src/indexer/forget.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { currentBoot, markerFile, recoverFirstLoad } from "../src/store/first-load.js";
 import { HISTORY_FILE, openHistoryStore } from "../src/store/history-store.js";
@@ -86,6 +87,20 @@ describe("an unsynced first load", () => {
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.every((s) => s.synchronous === NORMAL && !s.marker)).toBe(true);
     expect(h.search("plover")).toHaveLength(25);
+  });
+
+  it("is not used once a forget has left a tombstone, even with nothing indexed", async () => {
+    h = await createHarness();
+    writeSessions(h, 0, 2);
+    h.index();
+    forget(h.store.db, { session: "7a0c1a2b-3c4d-4e5f-8a6b-000000000000" }, h.clock.now());
+    forget(h.store.db, { session: "7a0c1a2b-3c4d-4e5f-8a6b-000000000001" }, h.clock.now());
+    expect(h.count("SELECT count(*) AS n FROM recall_records")).toBe(0);
+    writeSessions(h, 2, 5);
+    h.clock.advance(60_000);
+    const seen = run(h);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((s) => s.synchronous === NORMAL && !s.marker)).toBe(true);
   });
 
   it("restores the usual durability when a group fails", async () => {

@@ -83,13 +83,16 @@ function flushToDisk(dbFile: string): void {
   fsyncPath(dbFile, "r+");
 }
 
-/** True when no table a backfill fills has a row: nothing in the index is history of its own yet. */
+/**
+ * True when the index holds nothing the sources cannot give again: no retained history and no
+ * tombstone (a `recall forget` must survive the index being set aside).
+ */
 export function isEmptyIndex(db: Db): boolean {
   return (
     db
       .prepare(
         `SELECT 1 WHERE EXISTS (SELECT 1 FROM recall_records) OR EXISTS (SELECT 1 FROM recall_documents)
-           OR EXISTS (SELECT 1 FROM recall_raw_chunks)`,
+           OR EXISTS (SELECT 1 FROM recall_raw_chunks) OR EXISTS (SELECT 1 FROM recall_tombstones)`,
       )
       .get() === undefined
   );
