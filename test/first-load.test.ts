@@ -168,6 +168,15 @@ describe("an unsynced first load", () => {
     writeFileSync(markerFile(file), marker);
     expect(recoverFirstLoad(file, path.join(h.recallHome, "backups"))).toBe("running");
     expect(existsSync(markerFile(file))).toBe(true);
+    // The same pid with another start time is another process that reused it (where /proc tells).
+    if (existsSync(`/proc/${process.ppid}/stat`)) {
+      writeFileSync(
+        markerFile(file),
+        JSON.stringify({ pid: process.ppid, boot: currentBoot(), started: "1" }),
+      );
+      expect(recoverFirstLoad(file, path.join(h.recallHome, "backups"))).toBe("flushed");
+      writeFileSync(markerFile(file), marker);
+    }
     expect(recoverFirstLoad(file, path.join(h.recallHome, "backups"), "another-boot")).toBe("set-aside");
     expect(existsSync(file)).toBe(false);
   });

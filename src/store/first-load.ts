@@ -32,6 +32,8 @@ const DEFAULT_WAL_AUTOCHECKPOINT = 1_000;
 interface Marker {
   pid: number;
   boot: string;
+  /** The loader's start time where the OS tells it (Linux): a reused pid is not the loader. */
+  started?: string | null;
 }
 
 export function markerFile(dbFile: string): string {
@@ -53,13 +55,23 @@ function sameBoot(a: string, b: string): boolean {
   return Math.abs(Number(a.slice(2)) - Number(b.slice(2))) <= 2;
 }
 
-function alive(pid: number): boolean {
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot); null where there is no /proc. */
+function processStarted(pid: number): string | null {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
   }
+}
+
+function loaderAlive(marker: Marker): boolean {
+  try {
+    process.kill(marker.pid, 0);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EPERM") return false;
+  }
+  return !marker.started || processStarted(marker.pid) === marker.started;
 }
 
 function fsyncPath(file: string, flags: "r" | "r+"): void {
@@ -106,7 +118,7 @@ export interface FirstLoad {
 /** Starts an unsynced first load on this (empty) index's writer connection. */
 export function beginFirstLoad(db: Db): FirstLoad {
   const file = db.name;
-  const marker: Marker = { pid: process.pid, boot: currentBoot() };
+  const marker: Marker = { pid: process.pid, boot: currentBoot(), started: processStarted(process.pid) };
   writeFileSync(markerFile(file), JSON.stringify(marker));
   fsyncPath(markerFile(file), "r");
   fsyncPath(path.dirname(file), "r");
@@ -141,7 +153,7 @@ export function recoverFirstLoad(dbFile: string, backupDir: string, boot = curre
     marker = { pid: 0, boot: "" }; // unreadable: written just before a crash, treated as another boot
   }
   if (sameBoot(marker.boot, boot)) {
-    if (marker.pid !== process.pid && alive(marker.pid)) return "running";
+    if (marker.pid !== process.pid && loaderAlive(marker)) return "running";
     flushToDisk(dbFile);
   } else {
     mkdirSync(backupDir, { recursive: true });
