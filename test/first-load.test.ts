@@ -116,39 +116,39 @@ describe("an unsynced first load", () => {
     expect(existsSync(markerFile(h.store.db.name))).toBe(false);
   });
 
-  it("after a process crash, the next writer flushes the files and keeps the index", async () => {
+  /**
+   * Indexes 15 records, closes the index, leaves the given marker beside it and opens it again
+   * as the next writer; returns whether the marker is still there and the records it then holds.
+   */
+  async function reopenWithMarker(marker: object): Promise<{ marker: boolean; records: number }> {
     h = await createHarness();
     writeSessions(h, 0, 3);
     h.index();
     const file = h.store.db.name;
     h.store.close();
-    writeFileSync(markerFile(file), JSON.stringify({ pid: deadPid(), boot: currentBoot() }));
+    writeFileSync(markerFile(file), JSON.stringify(marker));
     const reopened = await openHistoryStore({ home: h.recallHome, projectionVersion: PROJECTION_VERSION });
     try {
-      expect(existsSync(markerFile(file))).toBe(false);
       const n = reopened.db.prepare("SELECT count(*) AS n FROM recall_records").get() as { n: number };
-      expect(n.n).toBe(15);
+      return { marker: existsSync(markerFile(file)), records: n.n };
     } finally {
       reopened.close();
     }
+  }
+
+  it("after a process crash, the next writer flushes the files and keeps the index", async () => {
+    expect(await reopenWithMarker({ pid: deadPid(), boot: currentBoot() })).toEqual({
+      marker: false,
+      records: 15,
+    });
   });
 
   it("after an OS restart, the next writer sets the index aside and starts a fresh one", async () => {
-    h = await createHarness();
-    writeSessions(h, 0, 3);
-    h.index();
-    const file = h.store.db.name;
-    h.store.close();
-    writeFileSync(markerFile(file), JSON.stringify({ pid: process.pid, boot: "another-boot" }));
-    const reopened = await openHistoryStore({ home: h.recallHome, projectionVersion: PROJECTION_VERSION });
-    try {
-      expect(existsSync(markerFile(file))).toBe(false);
-      const n = reopened.db.prepare("SELECT count(*) AS n FROM recall_records").get() as { n: number };
-      expect(n.n).toBe(0);
-    } finally {
-      reopened.close();
-    }
-    const backups = path.join(h.recallHome, "backups");
+    expect(await reopenWithMarker({ pid: process.pid, boot: "another-boot" })).toEqual({
+      marker: false,
+      records: 0,
+    });
+    const backups = path.join(h!.recallHome, "backups");
     const aside = readdirSync(backups).find(
       (f) => f.startsWith(`${HISTORY_FILE}.first-load-torn.`) && !f.endsWith("-wal") && !f.endsWith("-shm"),
     );
