@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { backupStamp } from "./migrate.js";
 import type { Db } from "./open.js";
 
 /**
@@ -157,8 +158,7 @@ export function recoverFirstLoad(dbFile: string, backupDir: string, boot = curre
     flushToDisk(dbFile);
   } else {
     mkdirSync(backupDir, { recursive: true });
-    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-    const aside = path.join(backupDir, `${path.basename(dbFile)}.first-load-torn.${stamp}`);
+    const aside = path.join(backupDir, `${path.basename(dbFile)}.first-load-torn.${backupStamp(Date.now())}`);
     for (const suffix of ["", "-wal", "-shm"]) {
       try {
         renameSync(`${dbFile}${suffix}`, `${aside}${suffix}`);

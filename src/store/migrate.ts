@@ -100,7 +100,7 @@ export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateRes
 
   let backup: string | null = null;
   if (options.file && options.file !== ":memory:" && hasAnyTable(db)) {
-    const stamp = new Date((options.clock ?? Date.now)()).toISOString().replace(/[:.]/g, "-");
+    const stamp = backupStamp((options.clock ?? Date.now)());
     backup = path.join(options.backupDir, `${path.basename(options.file)}.v${from}.${stamp}.bak`);
     await backupDatabase(db, backup);
   }
@@ -119,4 +119,9 @@ export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateRes
     }).immediate();
   }
   return { from, to: latest, backup };
+}
+
+/** A backup file name's time part: an ISO time without the characters some filesystems refuse. */
+export function backupStamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/[:.]/g, "-");
 }
