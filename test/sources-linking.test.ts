@@ -192,6 +192,67 @@ describe("linking and dedupe", () => {
     expect(h.count("SELECT count(*) FROM recall_records WHERE record_key = 'x1'")).toBe(2);
   });
 
+  it("Claude: a summary line titles the conversation holding its leaf, not the file it is written in", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(dir, { recursive: true });
+    const a = uuidOf(11);
+    const b = uuidOf(12);
+    const summary = (title: string, leaf: string) =>
+      `${JSON.stringify({ type: "summary", summary: title, leafUuid: leaf })}\n`;
+    writeFileSync(
+      path.join(dir, `${a}.jsonl`),
+      claudeLine({ uuid: "a1", session: a, text: "plan the heron migration" }) +
+        claudeLine({ uuid: "a2", session: a, role: "assistant", text: "heron migration planned" }),
+    );
+    h.index();
+    // Claude Code writes the summaries of other sessions at the top of a new session's file.
+    const fileB = path.join(dir, `${b}.jsonl`);
+    writeFileSync(
+      fileB,
+      summary("Heron migration plan", "a2") +
+        summary("Puffin cache fix", "b2") +
+        summary("Unseen session title", "elsewhere") +
+        claudeLine({ uuid: "b1", session: b, text: "fix the puffin cache", at: BASE_TIME + 10 }),
+    );
+    h.clock.advance(31_000); // past the rediscovery interval
+    h.index();
+    // b2 has not been seen yet: no title for B, and the claim survives a restart (checkpointed).
+    const titleOf = (id: string) =>
+      (
+        h!.store.db.prepare("SELECT title FROM recall_conversations WHERE id = ?").get(id) as
+          { title: string | null } | undefined
+      )?.title;
+    expect(titleOf(`claude:${b}`)).toBeNull();
+    h.restart();
+    appendFileSync(
+      fileB,
+      claudeLine({
+        uuid: "b2",
+        session: b,
+        role: "assistant",
+        text: "puffin cache fixed",
+        at: BASE_TIME + 11,
+      }),
+    );
+    h.index();
+    expect(titleOf(`claude:${a}`)).toBe("Heron migration plan");
+    expect(titleOf(`claude:${b}`)).toBe("Puffin cache fix");
+    expect(sessionsForAlias(h.store.db, "Heron migration plan")).toEqual(["Heron migration plan", a]);
+    expect(sessionsForAlias(h.store.db, "Puffin cache fix")).toEqual(["Puffin cache fix", b]);
+    expect(sessionsForAlias(h.store.db, "Unseen session title")).toEqual(["Unseen session title"]);
+    // A title a session's own file gives is never replaced by a summary found elsewhere.
+    writeFileSync(
+      path.join(dir, `${uuidOf(13)}.jsonl`),
+      summary("Stale puffin summary", "b2") +
+        claudeLine({ uuid: "c1", session: uuidOf(13), text: "unrelated gannet work", at: BASE_TIME + 20 }),
+    );
+    h.clock.advance(31_000);
+    h.index();
+    expect(titleOf(`claude:${b}`)).toBe("Puffin cache fix");
+    expect(titleOf(`claude:${uuidOf(13)}`)).toBeNull();
+  });
+
   it("Claude: subagents in the flat pre-2.1.2 layout and the subagents/ layout link to their session", async () => {
     h = await createHarness();
     const dir = path.join(claudeProjects(h.home), "-p");

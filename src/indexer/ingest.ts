@@ -7,6 +7,7 @@ import type {
   RecordContent,
   SourceBatch,
   SourceRecord,
+  TitleClaim,
 } from "../sources/types.js";
 import { endBatchFts, flushFts, flushFtsRow, queueFts } from "./fts-queue.js";
 import { loadTombstones, type Tombstones } from "./tombstones.js";
@@ -133,6 +134,7 @@ const CLEAR_PARTICIPANTS = `DELETE FROM recall_document_participants WHERE docum
 const INSERT_PARTICIPANT = `INSERT OR IGNORE INTO recall_document_participants (identity, document) VALUES (?, ?)`;
 
 const INSERT_ALIAS = `INSERT OR IGNORE INTO recall_session_aliases (alias, session, source) VALUES (?, ?, ?)`;
+const CLAIM_TITLE = `UPDATE recall_conversations SET title = ? WHERE id = ? AND title IS NULL RETURNING session`;
 
 const UPDATE_STATS = `
   INSERT INTO recall_source_stats (source, oversized, malformed, skipped, raw_chunks, raw_bytes, raw_stored,
@@ -273,6 +275,9 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
         statement(db, INSERT_ALIAS).run(alias.alias, alias.session, alias.source);
       }
     }
+    for (const claim of batch.titleClaims ?? []) {
+      if (!tombstones.conversation(claim.origin)) claimTitle(db, claim);
+    }
 
     batch.rawChunks.forEach((chunk, i) => {
       if (tombstones.chunk(chunk, conversations, db)) {
@@ -379,6 +384,21 @@ function sameRawExists(db: Db, chunk: RawChunk): boolean {
       chunk.conversation,
     ) !== undefined
   );
+}
+
+/**
+ * A title for whichever conversation holds the claim's leaf record, when that record is
+ * indexed and its conversation has no title yet (a title its own file gave is never replaced).
+ */
+function claimTitle(db: Db, claim: TitleClaim): void {
+  const doc = statement(db, FIND_DOCUMENT).get(claim.origin.source, claim.leaf) as
+    { conversation: string | null } | undefined;
+  if (!doc?.conversation) return;
+  const titled = statement(db, CLAIM_TITLE).get(claim.title, doc.conversation) as
+    { session: string | null } | undefined;
+  if (titled?.session && claim.title.length <= 500) {
+    statement(db, INSERT_ALIAS).run(claim.title, titled.session, claim.origin.source);
+  }
 }
 
 /** A later ref of the same conversation adds what it learned; nulls never erase. */

@@ -93,6 +93,18 @@ export interface RawChunk {
   dedupe?: boolean;
 }
 
+/**
+ * A title that names whichever conversation holds the record `leaf` (a classic Claude Code
+ * `summary` line, which Claude Code often writes into another session's file). Applied when that
+ * record is already indexed and its conversation has no title yet; otherwise dropped.
+ */
+export interface TitleClaim {
+  leaf: string;
+  title: string;
+  /** The conversation whose file held the claim: a forgotten one's claims are not applied. */
+  origin: ConversationRef;
+}
+
 /** A name under which a session can be found with the `session` filter. */
 export interface SessionAlias {
   alias: string;
@@ -143,6 +155,7 @@ export interface SourceBatch {
   deletions?: { conversation: string; sourceKey: string }[];
   records: SourceRecord[];
   aliases: SessionAlias[];
+  titleClaims?: TitleClaim[];
   rawChunks: RawChunk[];
   checkpoints: SourceCheckpoint[];
   counters: SourceCounters;

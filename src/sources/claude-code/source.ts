@@ -8,7 +8,9 @@
  * for a subagent file (parent `claude:<sessionId>`; its documents carry the parent's session so
  * the session filter finds them). Records: one per merged API response or user line, keyed by
  * the (first) uuid, which also dedupes copies across files. Hit id
- * `transcript:claude:<session>:<uuid>`, cursor the line's byte offset.
+ * `transcript:claude:<session>:<uuid>`, cursor the line's byte offset. Titles: `custom-title` and
+ * `ai-title` name their file's session; a classic `summary` names the conversation holding its
+ * `leafUuid`, which is often another session's (see ClaudeFileParser.line).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -24,6 +26,7 @@ import type { JsonlLine } from "../files/jsonl-reader.js";
 import { ProjectResolver } from "../files/project.js";
 import type { WalkRule } from "../files/walker.js";
 import { createClaudeMerger, parseClaudeLine, type ClaudeRecord, type ClaudeTurnRecord } from "./record.js";
+import { RecentMap, RecentSet } from "../shared/bounded.js";
 import { isRecord, parseJsonObjectLine, str } from "../shared/json.js";
 
 export const CLAUDE_SOURCE = "claude-code";
@@ -99,7 +102,10 @@ function subagentTitle(file: string): string | null {
 }
 
 interface ClaudeSnapshot {
-  sessionId: string;
+  /** A flat subagent file's session, learned from its first lines. */
+  sessionId?: string;
+  /** Summary titles waiting for their leaf uuid to turn up in this file. */
+  titles?: [string, string][];
 }
 
 class ClaudeFileParser implements JsonlParser {
@@ -110,6 +116,9 @@ class ClaudeFileParser implements JsonlParser {
   private readonly merger = createClaudeMerger({ maxSeenUuids: 4096 });
   /** uuid → line offset of records pushed and not emitted yet. */
   private readonly held = new Map<string, number>();
+  /** Uuids of this file's recent turns, and summary titles whose leaf has not turned up yet (see line()). */
+  private readonly recentUuids = new RecentSet(4096);
+  private readonly pendingTitles: RecentMap<string>;
   private lastAt: number;
   private cwdSeen = false;
   private readonly isMain: boolean;
@@ -156,6 +165,7 @@ class ClaudeFileParser implements JsonlParser {
       model: null,
     };
     this.lastAt = context.mtimeMs;
+    this.pendingTitles = new RecentMap(64, (snapshot as ClaudeSnapshot | null)?.titles ?? []);
   }
 
   line(line: JsonlLine, sink: JsonlSink): void {
@@ -166,14 +176,28 @@ class ClaudeFileParser implements JsonlParser {
         else sink.skipped();
         return;
       case "title":
-        this.update(sink, { title: record.title });
-        sink.alias(record.title, this.session);
+        // A summary names the conversation holding its leaf uuid, and Claude Code writes
+        // summaries of other sessions into a new session's file: it titles this one only once
+        // its leaf is seen here. Meanwhile it may name an already indexed conversation.
+        if (record.source === "summary" && record.leafUuid && !this.recentUuids.has(record.leafUuid)) {
+          this.pendingTitles.set(record.leafUuid, record.title);
+          sink.titleClaim({ leaf: record.leafUuid, title: record.title, origin: this.conversation });
+          return;
+        }
+        this.title(record.title, sink);
         return;
-      case "turn":
+      case "turn": {
+        const pending = this.pendingTitles.size > 0 ? this.pendingTitles.get(record.uuid) : undefined;
+        if (pending !== undefined) {
+          this.pendingTitles.delete(record.uuid);
+          this.title(pending, sink);
+        }
+        this.recentUuids.add(record.uuid);
         this.learn(record, sink);
         this.held.set(record.uuid, line.offset);
         for (const out of this.merger.push(record)) this.emit(out, sink);
         return;
+      }
     }
   }
 
@@ -188,7 +212,14 @@ class ClaudeFileParser implements JsonlParser {
   }
 
   snapshot(): unknown {
-    return this.isMain ? null : ({ sessionId: this.session } satisfies ClaudeSnapshot);
+    const titles = this.pendingTitles.size > 0 ? { titles: this.pendingTitles.toJSON() } : {};
+    const snapshot: ClaudeSnapshot = this.isMain ? titles : { sessionId: this.session, ...titles };
+    return Object.keys(snapshot).length > 0 ? snapshot : null;
+  }
+
+  private title(title: string, sink: JsonlSink): void {
+    this.update(sink, { title });
+    sink.alias(title, this.session);
   }
 
   private update(sink: JsonlSink, change: Partial<ConversationRef>): void {

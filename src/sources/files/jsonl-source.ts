@@ -9,6 +9,7 @@ import type {
   SourceBatch,
   SourceCheckpoint,
   SourceRecord,
+  TitleClaim,
 } from "../types.js";
 import { emptyBatch } from "../types.js";
 import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } from "./byte-source.js";
@@ -36,6 +37,7 @@ export interface JsonlSink {
   record(record: SourceRecord): void;
   conversation(ref: ConversationRef): void;
   alias(alias: string, session: string): void;
+  titleClaim(claim: TitleClaim): void;
   skipped(count?: number): void;
   malformed(count?: number): void;
 }
@@ -740,6 +742,9 @@ export class JsonlFileSource implements Source {
       },
       alias(alias, session) {
         if (alias && session) batch.aliases.push({ alias, session, source });
+      },
+      titleClaim(claim) {
+        (batch.titleClaims ??= []).push(claim);
       },
       skipped(count = 1) {
         if (sink.counting) batch.counters.skipped += count;

@@ -57,6 +57,14 @@ export class RecentMap<V> {
     return this.entries.get(key);
   }
 
+  delete(key: string): boolean {
+    return this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
   set(key: string, value: V): void {
     if (this.entries.has(key)) this.entries.delete(key);
     this.entries.set(key, value);
