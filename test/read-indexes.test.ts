@@ -15,7 +15,8 @@ import { dropReadIndexesIfEmpty, READ_INDEX_DEFINITIONS } from "../src/store/rea
 import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
 import { BASE_TIME, claudeLine } from "./sources-lines.js";
 
-const names = READ_INDEX_DEFINITIONS.map((sql) => sql.split(" ")[2]!);
+const indexName = (sql: string) => / INDEX (\S+) /.exec(sql)![1]!;
+const names = READ_INDEX_DEFINITIONS.map(indexName);
 
 function presentIndexes(h: Harness): string[] {
   const rows = h.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as {
@@ -56,7 +57,7 @@ describe("read indexes deferred by a foreground first backfill", () => {
   it("are the schema's own definitions", async () => {
     h = await createHarness();
     for (const sql of READ_INDEX_DEFINITIONS) {
-      const name = sql.split(" ")[2];
+      const name = indexName(sql);
       const row = h.store.db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(name) as
         { sql: string } | undefined;
       expect(row?.sql).toBe(sql);
