@@ -9,7 +9,7 @@ import { openHistoryStore } from "../../store/history-store.js";
 import type { Db } from "../../store/open.js";
 import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
-import { printJson } from "../output.js";
+import { formatBytes, printJson } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
 
 interface IndexFlags {
@@ -72,10 +72,6 @@ export function summarize(
   };
 }
 
-function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
 function formatSummary(summary: IndexSummary): string {
   const lines = [
     `${summary.by === "broker" ? "The running broker indexed" : "Indexed"} ${summary.records} records in ${summary.batches} batches (${summary.seconds.toFixed(1)} s, engine ${summary.engine}) into ${summary.file}`,
@@ -87,8 +83,8 @@ function formatSummary(summary: IndexSummary): string {
     lines.push(
       `  ${s.source.padEnd(12)} ${s.records} new records, ${s.documents} documents in ${s.conversations} conversations, ` +
         `${s.files} files; skipped ${s.skipped}, oversized ${s.oversized}, malformed ${s.malformed}; ` +
-        `raw ${megabytes(s.raw.bytes)} retained (${megabytes(s.raw.stored)} on disk` +
-        `${s.raw.prunedChunks > 0 ? `, ${megabytes(s.raw.prunedBytes)} pruned` : ""}); through ${through}`,
+        `raw ${formatBytes(s.raw.bytes)} retained (${formatBytes(s.raw.stored)} on disk` +
+        `${s.raw.prunedChunks > 0 ? `, ${formatBytes(s.raw.prunedBytes)} pruned` : ""}); through ${through}`,
     );
   }
   return `${lines.join("\n")}\n`;

@@ -7,7 +7,7 @@ import { PROJECTION_VERSION } from "../../projection/index.js";
 import { readCoverage, readPublishedCoverage } from "../../store/coverage-row.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
-import { printJson } from "../output.js";
+import { formatBytes, printJson } from "../output.js";
 
 function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
@@ -76,9 +76,8 @@ export const statusCommand: CommandModule = {
             toolCalls: toolFigures(readAudit(home, 1000)),
           };
           if (flags.json) return printJson(status);
-          const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
           const out: string[] = [];
-          out.push(`index ${status.index.file} (${status.index.engine}, ${mb(status.index.bytes)})`);
+          out.push(`index ${status.index.file} (${status.index.engine}, ${formatBytes(status.index.bytes)})`);
           out.push(
             status.broker.running
               ? `broker running${status.broker.pid ? ` (pid ${status.broker.pid})` : ""}${status.broker.busy ? ", busy with a foreground command" : ""}`
@@ -97,7 +96,7 @@ export const statusCommand: CommandModule = {
               states.get(s.source)?.state ?? (s.backlogFiles > 0 || !s.discovered ? "indexing" : "ready");
             out.push(
               `  ${s.source.padEnd(12)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
-                `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${mb(s.raw.stored)}`,
+                `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${formatBytes(s.raw.stored)}`,
             );
           }
           const t = status.toolCalls;
