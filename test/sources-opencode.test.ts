@@ -22,22 +22,46 @@ function writeJson(file: string, value: unknown): void {
   writeFileSync(file, JSON.stringify(value, null, 2));
 }
 
-/** A session of the storage/ era: session, message and part JSON files. */
+/**
+ * A session of the storage/ era: session, message and part JSON files. `legacy` writes the
+ * oldest layout instead, `project/<dir>/storage/session/{info,message,part}/`, whose session
+ * files name no directory.
+ */
 function storageSession(
   dataDir: string,
   session: { id: string; title: string; directory: string },
   messages: { id: string; role: "user" | "assistant"; text: string; at: number }[],
+  legacy = false,
 ): void {
-  const storage = path.join(dataDir, "storage");
-  writeJson(path.join(storage, "session", "proj1", `${session.id}.json`), {
-    id: session.id,
-    slug: "brave-otter",
-    version: "1.1.0",
-    projectID: "proj1",
-    directory: session.directory,
-    title: session.title,
-    time: { created: BASE_TIME, updated: BASE_TIME },
-  });
+  const storage = legacy
+    ? path.join(dataDir, "project", session.directory.replace(/[^A-Za-z0-9]/g, "-"), "storage", "session")
+    : path.join(dataDir, "storage");
+  const files = legacy
+    ? {
+        session: path.join(storage, "info", `${session.id}.json`),
+        message: (id: string) => path.join(storage, "message", session.id, `${id}.json`),
+        part: (id: string, part: string) => path.join(storage, "part", session.id, id, `${part}.json`),
+      }
+    : {
+        session: path.join(storage, "session", "proj1", `${session.id}.json`),
+        message: (id: string) => path.join(storage, "message", session.id, `${id}.json`),
+        part: (id: string, part: string) => path.join(storage, "part", id, `${part}.json`),
+      };
+  const time = { created: BASE_TIME, updated: BASE_TIME };
+  writeJson(
+    files.session,
+    legacy
+      ? { id: session.id, version: "0.3.0", title: session.title, time }
+      : {
+          id: session.id,
+          slug: "brave-otter",
+          version: "1.1.0",
+          projectID: "proj1",
+          directory: session.directory,
+          title: session.title,
+          time,
+        },
+  );
   for (const m of messages) {
     const info =
       m.role === "user"
@@ -52,8 +76,8 @@ function storageSession(
             parentID: "x",
             path: { cwd: session.directory, root: session.directory },
           };
-    writeJson(path.join(storage, "message", session.id, `${m.id}.json`), info);
-    writeJson(path.join(storage, "part", m.id, `prt_${m.id.slice(4)}a.json`), {
+    writeJson(files.message(m.id), info);
+    writeJson(files.part(m.id, `prt_${m.id.slice(4)}a`), {
       id: `prt_${m.id.slice(4)}a`,
       sessionID: session.id,
       messageID: m.id,
@@ -149,6 +173,43 @@ describe("opencode", () => {
     const exported: Buffer[] = [];
     exportConversation(h.store.db, "opencode:ses_storage1", (b) => exported.push(Buffer.from(b)));
     expect(Buffer.concat(exported).toString("utf8")).toContain('"text": "and narwhal tusks"');
+  });
+
+  it("reads the oldest project/<dir>/storage/session/ layout, and storage/'s copy once opencode migrated it", async () => {
+    h = await createHarness();
+    const data = opencodeData(h.home);
+    const session = { id: "ses_legacy1", title: "Legacy layout", directory: "/nonexistent/oc-legacy" };
+    const first = [
+      { id: "msg_0101", role: "user" as const, text: "where do puffins nest", at: BASE_TIME },
+      { id: "msg_0102", role: "assistant" as const, text: "puffins nest in burrows", at: BASE_TIME + 10 },
+    ];
+    storageSession(data, session, first, true);
+    h.index();
+    const hits = h.search("puffins");
+    expect(hits).toHaveLength(2);
+    // The session file names no directory: the assistant message's cwd is the project of both.
+    expect(hits.map((x) => [x.conversation, x.project])).toEqual([
+      ["opencode:ses_legacy1", "/nonexistent/oc-legacy"],
+      ["opencode:ses_legacy1", "/nonexistent/oc-legacy"],
+    ]);
+    expect(h.search("puffins", { project: "/nonexistent/oc-legacy" })).toHaveLength(2);
+
+    // Its files gone: a rebuild brings the session back from the retained files.
+    rmSync(path.join(data, "project"), { recursive: true });
+    resetDerived(h.store.db, ["opencode"]);
+    h.restart();
+    h.index();
+    expect(h.search("puffins", { project: "/nonexistent/oc-legacy" })).toHaveLength(2);
+
+    // opencode's first storage migration copied the session into storage/ and kept writing there.
+    storageSession(data, session, [
+      ...first,
+      { id: "msg_0103", role: "user", text: "and puffin chicks", at: BASE_TIME + 20 },
+    ]);
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("puffin chicks")).toHaveLength(1);
+    expect(h.count("SELECT count(*) FROM recall_documents WHERE session = 'ses_legacy1'")).toBe(3);
   });
 
   it("counts a message once when both storage/ JSON and the database hold it", async () => {

@@ -2,7 +2,8 @@
  * opencode history under OPENCODE_DB or $XDG_DATA_HOME/opencode: every `opencode*.db` (1.x
  * `session`/`message`/`part`, 2.x `session_v2`/`session_message`; v2 is read for the sessions
  * it holds only when `session_message` has rows, so an upgraded database is never counted
- * twice) and the pre-1.2 `storage/` JSON files (deduplicated with the database on message id).
+ * twice) and the pre-1.2 `storage/` JSON files (deduplicated with the database on message id),
+ * including the oldest `project/<dir>/storage/session/` layout that opencode later copied there.
  *
  * Bounds per tick: at most 32 session rows (changed sessions first, then a slow re-check
  * sweep that catches messages updated after their session row), at most 32 storage entries
@@ -34,7 +35,7 @@ import { emptyBatch } from "../types.js";
 import { ProjectResolver } from "../files/project.js";
 import { BoundedWalker } from "../files/walker.js";
 import { DISCOVERY_INTERVAL_MS } from "../files/jsonl-source.js";
-import { parseJson } from "../shared/json.js";
+import { isRecord, parseJson, str } from "../shared/json.js";
 import {
   mapOpencodeSessionRow,
   mapOpencodeStorageMessage,
@@ -91,7 +92,18 @@ interface StorageState {
 interface StorageFiles {
   session: string;
   messages: string;
+  /** The folder of one message's part files. */
+  parts: (messageId: string) => string;
+  /** From the oldest layout, `project/<dir>/storage/session/…`, which a newer copy replaces. */
+  legacy: boolean;
 }
+
+/**
+ * The oldest layout, which opencode's own first storage migration copied into `storage/`:
+ * `project/<dir>/storage/session/info/<sessionId>.json`, `…/session/message/<sessionId>/<messageId>.json`
+ * and `…/session/part/<sessionId>/<messageId>/<partId>.json`.
+ */
+const LEGACY_FOLDERS = ["storage", "session", "info"];
 
 interface OpenDb {
   file: string;
@@ -135,6 +147,8 @@ const REPLAY_PAGE = 200;
 
 /** A retained storage/ message file: `…/storage/message/<sessionId>/<messageId>.json`. */
 const STORAGE_MESSAGE = /[\\/]storage[\\/]message[\\/][^\\/]+[\\/]([^\\/]+)\.json$/;
+/** The same in the oldest layout: `…/storage/session/message/<sessionId>/<messageId>.json`. */
+const LEGACY_MESSAGE = /[\\/]storage[\\/]session[\\/]message[\\/]([^\\/]+)[\\/]([^\\/]+)\.json$/;
 
 /** A re-check sweep of every session starts at most this often. */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -171,6 +185,7 @@ export class OpencodeSource implements Source {
   /** Storage sessions known: session id → its session JSON file and message folder. */
   private readonly storage = new Map<string, StorageFiles>();
   private readonly partsDir: string;
+  private readonly legacyRoot: string;
   private readonly storageBacklog = new Set<string>();
   private storageOrder: string[] = [];
   private storagePosition = 0;
@@ -190,11 +205,17 @@ export class OpencodeSource implements Source {
     this.explicitDb = options.dbFile !== undefined ? options.dbFile : roots.opencodeDb;
     const sessionDir = path.join(this.dataDir, "storage", "session");
     this.partsDir = path.join(this.dataDir, "storage", "part");
+    this.legacyRoot = path.join(this.dataDir, "project");
     this.walker = new BoundedWalker(
-      () => [sessionDir],
-      ({ name, depth, isDirectory, isFile }) => {
-        if (depth === 0) return isDirectory ? "descend" : "skip";
-        return depth === 1 && isFile && name.endsWith(".json") ? "file" : "skip";
+      () => [sessionDir, this.legacyRoot],
+      ({ name, depth, isDirectory, isFile, root }) => {
+        // storage/session/<projectId>/<sessionId>.json, or project/<dir>/storage/session/info/<sessionId>.json
+        const fileDepth = root === sessionDir ? 1 : LEGACY_FOLDERS.length + 1;
+        if (depth < fileDepth) {
+          const folder = root === sessionDir || depth === 0 || name === LEGACY_FOLDERS[depth - 1];
+          return isDirectory && folder ? "descend" : "skip";
+        }
+        return depth === fileDepth && isFile && name.endsWith(".json") ? "file" : "skip";
       },
     );
   }
@@ -697,7 +718,8 @@ export class OpencodeSource implements Source {
       }
       return;
     }
-    const match = STORAGE_MESSAGE.exec(chunk.file);
+    const legacy = LEGACY_MESSAGE.exec(chunk.file);
+    const match = legacy ?? STORAGE_MESSAGE.exec(chunk.file);
     if (!match) return; // a session or part file: read with its message
     const message = parseJson(chunk.bytes.toString("utf8"));
     if (!message.ok) {
@@ -705,8 +727,11 @@ export class OpencodeSource implements Source {
       return;
     }
     const storage = chunk.file.slice(0, match.index + "/storage".length);
+    const partDir = legacy
+      ? path.join(storage, "session", "part", legacy[1]!, legacy[2]!)
+      : path.join(storage, "part", match[1]!);
     const parts: unknown[] = [];
-    for (const part of view.retainedUnder(this.name, path.join(storage, "part", match[1]!))) {
+    for (const part of view.retainedUnder(this.name, partDir)) {
       const parsed = parseJson(part.bytes.toString("utf8"));
       if (parsed.ok) parts.push(parsed.value);
       else batch.counters.malformed += 1;
@@ -720,17 +745,7 @@ export class OpencodeSource implements Source {
   private syncStorage(view: IndexView, batch: SourceBatch, budget: Budget): boolean {
     if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
       const step = this.walker.step(budget.maxEntries, budget.now);
-      for (const file of step.files) {
-        const id = path.basename(file, ".json");
-        if (!this.storage.has(id)) {
-          this.storage.set(id, {
-            session: file,
-            messages: path.join(this.dataDir, "storage", "message", id),
-          });
-          this.storageOrder.push(id);
-          this.storageBacklog.add(id);
-        }
-      }
+      for (const file of step.files) this.registerStorage(file);
     }
     // A change-detection sweep is the counterpart of a database scan: once one found no change,
     // the next starts on the same cadence (each entry costs two stat calls, and ticks run back
@@ -755,6 +770,35 @@ export class OpencodeSource implements Source {
       if (more) this.storageBacklog.add(id);
     }
     return !this.walker.active && this.storageBacklog.size === 0 && !this.storageDirty;
+  }
+
+  /**
+   * A session file found by the walk. A session opencode copied out of the oldest layout is read
+   * from its copy in storage/, which is the one opencode kept writing to.
+   */
+  private registerStorage(file: string): void {
+    const id = path.basename(file, ".json");
+    const known = this.storage.get(id);
+    const legacy = file.startsWith(this.legacyRoot + path.sep);
+    if (known && (legacy || !known.legacy)) return;
+    if (legacy) {
+      const session = path.dirname(path.dirname(file)); // …/storage/session
+      this.storage.set(id, {
+        session: file,
+        messages: path.join(session, "message", id),
+        parts: (messageId) => path.join(session, "part", id, messageId),
+        legacy,
+      });
+    } else {
+      this.storage.set(id, {
+        session: file,
+        messages: path.join(this.dataDir, "storage", "message", id),
+        parts: (messageId) => path.join(this.partsDir, messageId),
+        legacy,
+      });
+    }
+    if (!known) this.storageOrder.push(id);
+    this.storageBacklog.add(id);
   }
 
   /**
@@ -798,7 +842,8 @@ export class OpencodeSource implements Source {
       dirMtime: -1,
       sessionMtime: -1,
     };
-    const { session: sessionFile, messages: messageDir } = this.storage.get(id)!;
+    const files = this.storage.get(id)!;
+    const { session: sessionFile, messages: messageDir } = files;
     const sessionBytes = readBytes(sessionFile);
     const sessionJson = sessionBytes ? parseJson(sessionBytes.toString("utf8")) : { ok: false as const };
     const meta = sessionJson.ok ? mapOpencodeStorageSession(sessionJson.value) : undefined;
@@ -826,6 +871,10 @@ export class OpencodeSource implements Source {
     }
     let more = false;
     let count = 0;
+    // Emitted after the page: a session file without a directory (the oldest layout's) takes
+    // its project from the first message that records a cwd, and every record carries it.
+    const records: OpencodeRecord[] = [];
+    let cwd: string | undefined;
     for (const name of names) {
       const messageId = name.slice(0, -".json".length);
       if (messageId <= state.last) continue;
@@ -837,7 +886,7 @@ export class OpencodeSource implements Source {
       const file = path.join(messageDir, name);
       const bytes = readBytes(file);
       const parsed = bytes ? parseJson(bytes.toString("utf8")) : { ok: false as const };
-      const partDir = path.join(this.partsDir, messageId);
+      const partDir = files.parts(messageId);
       const parts: unknown[] = [];
       let partNames: string[] = [];
       try {
@@ -861,7 +910,8 @@ export class OpencodeSource implements Source {
         batch.counters.malformed += 1;
       } else {
         const record = mapOpencodeStorageMessage(parsed.value, parts);
-        this.emit(record, conversation, batch);
+        records.push(record);
+        cwd ??= messageCwd(parsed.value);
         const at = record.type === "turn" ? record.at : null;
         if (bytes) this.retainFile(batch, file, conversation.id, bytes, at);
         for (const part of partFiles) this.retainFile(batch, part.file, conversation.id, part.bytes, at);
@@ -869,6 +919,12 @@ export class OpencodeSource implements Source {
       state.last = messageId;
       this.doneRows += 1;
     }
+    if (conversation.project === null && cwd) {
+      conversation = { ...conversation, project: this.resolver.resolve(cwd) };
+      this.conversations.set(id, conversation);
+      batch.conversations.push(conversation);
+    }
+    for (const record of records) this.emit(record, conversation, batch);
     if (!more) state.dirMtime = dirMtime;
     state.sessionMtime = sessionMtime;
     batch.checkpoints.push(this.rowCheckpoint(key, state));
@@ -894,6 +950,12 @@ export class OpencodeSource implements Source {
       dedupe: true,
     });
   }
+}
+
+/** The working folder an assistant message of the storage/ era records (`path.cwd`, else `path.root`). */
+function messageCwd(message: unknown): string | undefined {
+  const where = isRecord(message) ? message["path"] : undefined;
+  return isRecord(where) ? (str(where["cwd"]) ?? str(where["root"])) : undefined;
 }
 
 function mtimeOf(file: string): number {
