@@ -11,7 +11,11 @@ import { backfill } from "../src/indexer/backfill.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { openHistoryStore } from "../src/store/history-store.js";
-import { dropReadIndexesIfEmpty, READ_INDEX_DEFINITIONS } from "../src/store/read-indexes.js";
+import {
+  dropReadIndexesIfEmpty,
+  ensureReadIndexes,
+  READ_INDEX_DEFINITIONS,
+} from "../src/store/read-indexes.js";
 import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
 import { BASE_TIME, claudeLine } from "./sources-lines.js";
 
@@ -138,5 +142,18 @@ describe("read indexes deferred by a foreground first backfill", () => {
     } finally {
       fresh.close();
     }
+  });
+
+  it("end with a plain hit-id index, not a broken index, if two documents came to share a hit id", async () => {
+    h = await createHarness();
+    writeSessions(h, 1);
+    h.index();
+    const db = h.store.db;
+    db.exec("DROP INDEX recall_documents_hit");
+    db.exec(`UPDATE recall_documents SET hit_id = 'transcript:claude:shared'`);
+    ensureReadIndexes(db);
+    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recall_documents_hit'").get();
+    expect(sql).toEqual({ sql: "CREATE INDEX recall_documents_hit ON recall_documents (hit_id)" });
+    expect(presentIndexes(h)).toHaveLength(names.length);
   });
 });

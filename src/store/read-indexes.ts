@@ -7,7 +7,8 @@ import type { Db } from "./open.js";
  * them on a first backfill; the documents' after a reindex reset, when retained records and raw
  * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
  * Definitions are history-v1's, verbatim. Hit ids stay unique without their index meanwhile:
- * a source derives each from the (source, key) that the documents' own UNIQUE keeps single.
+ * a source derives each from the (source, key) that the documents' own UNIQUE keeps single
+ * (ensureReadIndexes still copes with a duplicate).
  */
 const READ_INDEXES: readonly { name: string; table: string; columns: string; unique?: boolean }[] = [
   { name: "recall_documents_hit", table: "recall_documents", columns: "(hit_id)", unique: true },
@@ -61,7 +62,16 @@ export function ensureReadIndexes(db: Db): void {
   db.pragma("cache_size = -8192");
   try {
     db.transaction(() => {
-      for (const i of missing) db.exec(create(i, "IF NOT EXISTS "));
+      for (const i of missing) {
+        try {
+          db.exec(create(i, "IF NOT EXISTS "));
+        } catch (error) {
+          // Two rows sharing a hit id would otherwise make every later writer fail to open the
+          // index; a plain index serves the same lookups.
+          if (!i.unique || (error as { code?: string }).code !== "SQLITE_CONSTRAINT_UNIQUE") throw error;
+          db.exec(create({ ...i, unique: false }, "IF NOT EXISTS "));
+        }
+      }
     })();
   } finally {
     db.pragma(`temp_store = ${Math.trunc(tempStore)}`);
