@@ -7,6 +7,7 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../core/clock.js";
+import { limitHeapGrowth } from "../core/heap.js";
 import { ConfigSchema } from "../config/schema.js";
 import { attachChatSearch } from "../embed/attach.js";
 import { backfill } from "../indexer/backfill.js";
@@ -36,6 +37,7 @@ export interface IndexRun {
 }
 
 async function history(home: string, recallHome: string): Promise<IndexRun> {
+  limitHeapGrowth(); // as the recall CLI does (not the chat run, which stands for a host app)
   const env = {
     HOME: home,
     XDG_DATA_HOME: path.join(home, ".local", "share"),

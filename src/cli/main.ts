@@ -2,6 +2,7 @@
 import { CommanderError } from "commander";
 import { readFileSync } from "node:fs";
 import { isRecallError } from "../core/errors.js";
+import { limitHeapGrowth } from "../core/heap.js";
 import { createContext, type CliContext } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { printError } from "./output.js";
@@ -50,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+limitHeapGrowth();
 main(process.argv).then(
   (code) => {
     process.exitCode = code;
