@@ -329,7 +329,7 @@ function closingNotes(result: BenchResult): string[] {
   const has = (s: string) => missed.some((t) => t.figure.includes(s));
   if (has("messages per second")) {
     notes.push(
-      "Indexing throughput is bounded by the indexer's per-record work: SQLite inserts of the retained record and the document with its indexes, the FTS5 segment write at commit, deflating the raw chunks kept for export, projection and JSON parsing (src/indexer/, src/sources/, src/projection/).",
+      "Indexing throughput is bounded by the indexer's per-record work: SQLite inserts of the retained record and the document with its indexes, the FTS5 segment write at commit, compressing the raw chunks kept for export, projection and JSON parsing (src/indexer/, src/sources/, src/projection/).",
     );
   }
   for (const s of result.scales) {
