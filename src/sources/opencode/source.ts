@@ -781,22 +781,17 @@ export class OpencodeSource implements Source {
     const known = this.storage.get(id);
     const legacy = file.startsWith(this.legacyRoot + path.sep);
     if (known && (legacy || !known.legacy)) return;
-    if (legacy) {
-      const session = path.dirname(path.dirname(file)); // …/storage/session
-      this.storage.set(id, {
-        session: file,
-        messages: path.join(session, "message", id),
-        parts: (messageId) => path.join(session, "part", id, messageId),
-        legacy,
-      });
-    } else {
-      this.storage.set(id, {
-        session: file,
-        messages: path.join(this.dataDir, "storage", "message", id),
-        parts: (messageId) => path.join(this.partsDir, messageId),
-        legacy,
-      });
-    }
+    const legacyDir = path.dirname(path.dirname(file)); // project/<dir>/storage/session
+    this.storage.set(id, {
+      session: file,
+      messages: legacy
+        ? path.join(legacyDir, "message", id)
+        : path.join(this.dataDir, "storage", "message", id),
+      parts: legacy
+        ? (messageId) => path.join(legacyDir, "part", id, messageId)
+        : (messageId) => path.join(this.partsDir, messageId),
+      legacy,
+    });
     if (!known) this.storageOrder.push(id);
     this.storageBacklog.add(id);
   }
