@@ -4,7 +4,7 @@
  * when the index already held documents (and, after a reindex reset, for the retained records
  * and raw chunks), and rebuilt by the next writer after an interruption.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { backfill } from "../src/indexer/backfill.js";
@@ -142,6 +142,35 @@ describe("read indexes deferred by a foreground first backfill", () => {
     } finally {
       fresh.close();
     }
+  });
+
+  it("bring back only the documents' conversation index when a file replaced mid-load resets its documents", async () => {
+    h = await createHarness();
+    writeSessions(h, 6);
+    const dir = path.join(claudeProjects(h.home), "-nonexistent-recall-test-proj");
+    const harness = h;
+    const seen: string[][] = [];
+    let groups = 0;
+    run(h, {
+      onGroupEnd: () => {
+        seen.push(presentIndexes(harness).sort());
+        if (++groups !== 1) return;
+        // Every session file replaced by a different, shorter one: those already read are reset.
+        for (const file of readdirSync(dir)) {
+          const session = file.slice(0, -".jsonl".length);
+          writeFileSync(
+            path.join(dir, file),
+            claudeLine({ uuid: `r-${session}`, session, text: "replaced egret note", at: BASE_TIME + 1 }),
+          );
+        }
+      },
+    });
+    expect(seen[0]).toEqual([]);
+    expect(seen.some((s) => JSON.stringify(s) === JSON.stringify(["recall_documents_conversation"]))).toBe(
+      true,
+    );
+    expect(presentIndexes(h)).toHaveLength(names.length);
+    expect(h.search("replaced egret")).toHaveLength(6);
   });
 
   it("end with a plain hit-id index, not a broken index, if two documents came to share a hit id", async () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import path from "node:path";
 import type { Db } from "../store/open.js";
+import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { statement } from "../store/statements.js";
 import { sessionsForAlias } from "./aliases.js";
 
@@ -93,6 +94,7 @@ export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
     }
     const params = { conversations: JSON.stringify(conversations) };
     result.conversations = conversations.length;
+    restoreReadIndex(db, CONVERSATION_INDEX); // absent while a first load runs
     result.documents = db
       .prepare(`DELETE FROM recall_documents WHERE conversation IN ${ALL_CONVERSATIONS}`)
       .run(params).changes;

@@ -1,5 +1,6 @@
 import { projectChatMessage, projectTranscriptTurnBoth } from "../projection/index.js";
 import type { Db } from "../store/open.js";
+import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { statement } from "../store/statements.js";
 import type {
   ConversationRef,
@@ -210,6 +211,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
         batch.conversations.some((c) => c.kind === "chat"))
     )
       flushFts(db);
+    if (batch.resets.length > 0) restoreReadIndex(db, CONVERSATION_INDEX);
     for (const id of batch.resets) {
       statement(db, RESET_DOCUMENTS).run(id);
       statement(db, RESET_RECORDS).run(id);
@@ -365,12 +367,11 @@ function refreshChat(db: Db, ref: ConversationRef): void {
   const stored = statement(db, CONVERSATION_META).get(ref.id) as
     { title: string | null; project: string | null } | undefined;
   if (!stored) return;
-  if (ref.title !== null && stored.title !== ref.title) {
-    statement(db, RETITLE_DOCUMENTS).run(ref.title, ref.id, ref.title);
-  }
-  if (ref.project !== null && stored.project !== ref.project) {
-    statement(db, REPROJECT_DOCUMENTS).run(ref.project, ref.id, ref.project);
-  }
+  const retitle = ref.title !== null && stored.title !== ref.title;
+  const reproject = ref.project !== null && stored.project !== ref.project;
+  if (retitle || reproject) restoreReadIndex(db, CONVERSATION_INDEX);
+  if (retitle) statement(db, RETITLE_DOCUMENTS).run(ref.title, ref.id, ref.title);
+  if (reproject) statement(db, REPROJECT_DOCUMENTS).run(ref.project, ref.id, ref.project);
 }
 
 function sameRawExists(db: Db, chunk: RawChunk): boolean {

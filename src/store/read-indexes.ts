@@ -1,5 +1,8 @@
 import type { Db } from "./open.js";
 
+/** Serves the few writes that select documents by conversation (see restoreReadIndex). */
+export const CONVERSATION_INDEX = "recall_documents_conversation";
+
 /**
  * Secondary indexes that serve only reads (filters, time order, hit ids, export and forget
  * lookups): no statement a backfill runs needs them. Kept one row at a time they cost a first
@@ -12,6 +15,7 @@ import type { Db } from "./open.js";
  */
 const READ_INDEXES: readonly { name: string; table: string; columns: string; unique?: boolean }[] = [
   { name: "recall_documents_hit", table: "recall_documents", columns: "(hit_id)", unique: true },
+  { name: CONVERSATION_INDEX, table: "recall_documents", columns: "(conversation)" },
   { name: "recall_documents_at", table: "recall_documents", columns: "(at)" },
   { name: "recall_documents_session", table: "recall_documents", columns: "(session)" },
   { name: "recall_documents_project", table: "recall_documents", columns: "(project, at)" },
@@ -41,7 +45,26 @@ export function dropReadIndexesIfEmpty(db: Db): boolean {
   db.transaction(() => {
     for (const i of dropped) db.exec(`DROP INDEX IF EXISTS ${i.name}`);
   })();
+  present.delete(db);
   return true;
+}
+
+/** Read indexes this connection knows exist (a writer's hot path checks here, not the schema). */
+const present = new WeakMap<Db, Set<string>>();
+
+/**
+ * Builds one read index now if a first load dropped it: a file replaced mid-load resets its
+ * conversation's documents, and a chat renamed mid-load retitles them, by conversation. Those
+ * are rare, and without the index each would scan every document.
+ */
+export function restoreReadIndex(db: Db, name: string): void {
+  let known = present.get(db);
+  if (known?.has(name)) return;
+  const index = READ_INDEXES.find((i) => i.name === name);
+  if (!index) throw new Error(`not a read index: ${name}`);
+  db.exec(create(index, "IF NOT EXISTS "));
+  if (!known) present.set(db, (known = new Set()));
+  known.add(name);
 }
 
 /**
