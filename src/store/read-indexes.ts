@@ -5,8 +5,10 @@ export const CONVERSATION_INDEX = "recall_documents_conversation";
 
 /**
  * Secondary indexes that serve only reads (filters, time order, hit ids, export and forget
- * lookups): no statement a backfill runs needs them. Kept one row at a time they cost a first
- * backfill about 7 % of its time, so a foreground backfill drops those of empty tables (all of
+ * lookups): no statement a backfill runs needs them, but for a few rare writes that build the
+ * conversation index first (restoreReadIndex). Kept one row at a time they cost a first
+ * backfill several percent of its time (the hit-id and conversation indexes alone 5.5 s of a
+ * 35 s store-only replay at 1M), so a foreground backfill drops those of empty tables (all of
  * them on a first backfill; the documents' after a reindex reset, when retained records and raw
  * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
  * Definitions are history-v1's, verbatim. Hit ids stay unique without their index meanwhile:
