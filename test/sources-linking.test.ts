@@ -32,6 +32,13 @@ const budget = (over: Partial<Budget> = {}): Budget => ({
   ...over,
 });
 
+/** A Claude Code project folder in the harness HOME, created. */
+function projectDir(h: Harness): string {
+  const dir = path.join(claudeProjects(h.home), "-p");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 const uuidOf = (i: number) => `${String(i).padStart(8, "0")}-0000-4000-8000-000000000000`;
 
 describe("per-tick bounds and cadence", () => {
@@ -43,8 +50,7 @@ describe("per-tick bounds and cadence", () => {
 
   it("walks at most 32 entries and reads at most 2 files per tick, fairly, and rediscovers after 30 s", async () => {
     h = await createHarness();
-    const dir = path.join(claudeProjects(h.home), "-p");
-    mkdirSync(dir, { recursive: true });
+    const dir = projectDir(h);
     for (let i = 0; i < 40; i++) {
       writeFileSync(
         path.join(dir, `${uuidOf(i)}.jsonl`),
@@ -94,8 +100,7 @@ describe("per-tick bounds and cadence", () => {
 
   it("reads more large files in turn than it keeps parsers for, losing and duplicating nothing", async () => {
     h = await createHarness();
-    const dir = path.join(claudeProjects(h.home), "-p");
-    mkdirSync(dir, { recursive: true });
+    const dir = projectDir(h);
     let expected = 0;
     for (let f = 0; f < 24; f++) {
       const session = uuidOf(100 + f);
@@ -173,8 +178,7 @@ describe("linking and dedupe", () => {
 
   it("Claude: lines copied into a resumed session are one document, retained in both conversations", async () => {
     h = await createHarness();
-    const dir = path.join(claudeProjects(h.home), "-p");
-    mkdirSync(dir, { recursive: true });
+    const dir = projectDir(h);
     const a = uuidOf(1);
     const b = uuidOf(2);
     writeFileSync(
@@ -194,8 +198,7 @@ describe("linking and dedupe", () => {
 
   it("Claude: a summary line titles the conversation holding its leaf, not the file it is written in", async () => {
     h = await createHarness();
-    const dir = path.join(claudeProjects(h.home), "-p");
-    mkdirSync(dir, { recursive: true });
+    const dir = projectDir(h);
     const a = uuidOf(11);
     const b = uuidOf(12);
     const summary = (title: string, leaf: string) =>
