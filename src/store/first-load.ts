@@ -27,7 +27,7 @@ import type { Db } from "./open.js";
  * - another boot: the index may be torn. It holds nothing the sources cannot give again (it was
  *   empty when the load began), so it is moved into the backups folder and a fresh index is built.
  */
-const WAL_PAGES_BETWEEN_CHECKPOINTS = 16_384;
+const WAL_BYTES_BETWEEN_CHECKPOINTS = 64 * 1024 * 1024;
 const DEFAULT_WAL_AUTOCHECKPOINT = 1_000;
 
 interface Marker {
@@ -124,7 +124,8 @@ export function beginFirstLoad(db: Db): FirstLoad {
   fsyncPath(markerFile(file), "r");
   fsyncPath(path.dirname(file), "r");
   db.pragma("synchronous = OFF");
-  db.pragma(`wal_autocheckpoint = ${WAL_PAGES_BETWEEN_CHECKPOINTS}`);
+  const pageSize = db.pragma("page_size", { simple: true }) as number;
+  db.pragma(`wal_autocheckpoint = ${Math.round(WAL_BYTES_BETWEEN_CHECKPOINTS / pageSize)}`);
   let ended = false;
   return {
     end() {

@@ -1,9 +1,10 @@
 import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { chooseEngine, probeFts5 } from "./fts-probe.js";
-import { HISTORY_FILE, openHistoryStore } from "./history-store.js";
+import { HISTORY_FILE, HISTORY_PAGE_SIZE, openHistoryStore } from "./history-store.js";
 
 describe("FTS5 probe and engine choice", () => {
   it("finds FTS5 in the bundled SQLite build", () => {
@@ -83,5 +84,23 @@ describe("history store", () => {
     expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(store.db.pragma("foreign_keys", { simple: true })).toBe(1);
     store.close();
+  });
+
+  it("creates an index with its own page size; an existing one keeps its size", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = await openHistoryStore({ home: t.dir, projectionVersion: 1 });
+    expect(store.db.pragma("page_size", { simple: true })).toBe(HISTORY_PAGE_SIZE);
+    store.close();
+
+    const older = path.join(t.dir, "older");
+    mkdirSync(older);
+    const made = new Database(path.join(older, HISTORY_FILE));
+    made.pragma("journal_mode = WAL");
+    made.exec("CREATE TABLE host_note (x)");
+    made.close();
+    const reopened = await openHistoryStore({ home: older, projectionVersion: 1 });
+    expect(reopened.db.pragma("page_size", { simple: true })).toBe(4096);
+    reopened.close();
   });
 });

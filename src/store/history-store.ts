@@ -29,6 +29,14 @@ export interface OpenHistoryOptions {
 
 export const HISTORY_FILE = "history.db";
 
+/**
+ * A new index's page size. SQLite writes each page with its own system call, twice in WAL mode
+ * (the log, then the checkpoint), and a first backfill writes gigabytes: at 16 KiB against the
+ * default 4 KiB, a 100k-message backfill takes about 5 % less CPU, and the store's writes alone
+ * replayed at 1M, 26.2 s against 27.5–29.7 s. Reads are no slower in the search benchmark.
+ */
+export const HISTORY_PAGE_SIZE = 16_384;
+
 /** Registers SQL functions the schema's triggers call; every connection recall opens needs them. */
 export function registerFunctions(db: Db): void {
   db.function("recall_fold", { deterministic: true }, (text: unknown) => foldText(String(text ?? "")));
@@ -68,7 +76,7 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
   }
   // A first load cut short by an OS crash may have left a torn file (store/first-load.ts).
   recoverFirstLoad(file, path.join(options.home, "backups"));
-  const db = openDatabase(file);
+  const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
   try {
     registerFunctions(db);
     const recorded = readMeta(db, "engine") as Engine | undefined;

@@ -8,6 +8,8 @@ export interface OpenOptions {
   readonly?: boolean;
   /** Milliseconds a statement waits for a lock held by another process. */
   busyTimeoutMs?: number;
+  /** Page size of a database this call creates; an existing one keeps its own. */
+  pageSize?: number;
 }
 
 /**
@@ -22,6 +24,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   });
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   if (!options.readonly) {
+    // Only before the first page is written, and before WAL (which fixes the page size).
+    if (options.pageSize && db.pragma("page_count", { simple: true }) === 0)
+      db.pragma(`page_size = ${options.pageSize}`);
     enableWal(db, options.busyTimeoutMs ?? 5000);
     db.pragma("synchronous = NORMAL");
   }
