@@ -99,7 +99,7 @@ export async function planFigures<Q, R>(
   ids: (r: R) => readonly (string | number)[],
   sample: number,
 ): Promise<PlanFigures> {
-  const plans: Record<PlanName, number> = { exact: 0, enumerate: 0, impact: 0, fallback: 0 };
+  const plans: Record<PlanName, number> = { exact: 0, enumerate: 0, filtered: 0, impact: 0, fallback: 0 };
   let proven = 0;
   const ranking: number[] = [];
   for (const seen of run.observed) {

@@ -22,6 +22,7 @@ export interface BenchQuery {
     agent?: "claude" | "codex" | "opencode";
     since?: number;
     until?: number;
+    session?: string;
   };
 }
 
@@ -67,8 +68,8 @@ const DAY = 86_400_000;
 
 /**
  * `count` queries of each class. Needles are cycled when the corpus has fewer than `count`.
- * `filtered` (history only) takes queries of the other classes and adds a project, kind, agent
- * or time filter, in turn; a needle's filter always admits the needle's own record.
+ * `filtered` (history only) takes queries of the other classes and adds a project, kind, agent,
+ * time or session filter, in turn; a needle's filter always admits the needle's own record.
  */
 export function buildQueries(
   manifest: DemoManifest,
@@ -104,13 +105,17 @@ export function buildQueries(
         text: base.text,
         ...(base.needle ? { needle: base.needle } : {}),
       };
-      const kind = Math.floor(i / 4) % 4;
+      const kind = Math.floor(i / 4) % 5;
       const project = base.needle?.project ?? rng.pick(manifest.projects);
       const time =
         base.needle?.at ?? manifest.needles[rng.int(manifest.needles.length)]?.at ?? Date.UTC(2026, 0, 1);
       if (kind === 0) q.filters = { project };
       else if (kind === 1) q.filters = { kind: "transcript" };
       else if (kind === 2) q.filters = { since: time - 30 * DAY, until: time + 30 * DAY };
+      else if (kind === 3)
+        q.filters = {
+          session: base.needle?.session ?? manifest.needles[rng.int(manifest.needles.length)]!.session,
+        };
       else
         q.filters = {
           agent: base.needle

@@ -56,7 +56,8 @@ beforeAll(async () => {
   store = await openHistoryStore({ home: t.dir, projectionVersion: 1, engine: "fts5" });
   const insert = store.db
     .prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, project, app_id,
-    chat_id, role, title, body, projection_version) VALUES ('test', ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, 1)`);
+    chat_id, role, title, body, session, projection_version)
+    VALUES ('test', ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?, 1)`);
   store.db.transaction(() => {
     let title = "";
     for (let i = 0; i < 3000; i++) {
@@ -85,6 +86,7 @@ beforeAll(async () => {
         Math.floor(i / 12),
         title,
         words.join(" "),
+        `s${i % 250}`,
       );
     }
   })();
@@ -114,6 +116,7 @@ function randomRequest(): RankRequest {
   else if (r < 0.3) filters.appId = 1 + Math.floor(next() * 3);
   else if (r < 0.4) filters.kind = "message";
   else if (r < 0.5) filters.since = 1_700_000_000_000 + 600 * 60_000;
+  else if (r < 0.6) filters.sessions = [`s${Math.floor(next() * 250)}`, `s${Math.floor(next() * 250)}`];
   const { where, params } = filterSql(filters);
   return {
     terms: [...terms],
@@ -148,7 +151,7 @@ describe("query planner", () => {
       ).toEqual(reference.map((r) => r.id));
       planned.rows.forEach((r, i) => expect(r.score).toBeCloseTo(reference[i]!.score, 9));
     }
-    for (const plan of ["exact", "enumerate", "impact"])
+    for (const plan of ["exact", "enumerate", "filtered", "impact"])
       expect(plans.get(plan) ?? 0, plan).toBeGreaterThan(0);
     expect(approximate).toBeLessThan(200);
   });
@@ -194,11 +197,29 @@ describe("query planner", () => {
   it("falls back to the reference when filters leave the impact lists short", () => {
     plannerTuning.exactMaxRows = 10;
     plannerTuning.depth = 16;
+    plannerTuning.filteredMaxRows = 0;
     const { where, params } = filterSql({ project: "/p/3", kind: "message", agent: "codex" });
     const request: RankRequest = { terms: ["the", "session"], match: "any", where, params, limit: 40 };
     const planned = rankDocuments(store.db, request);
+    expect(planned.plan).toBe("fallback");
     expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
     expect(planned.exact).toBe(true);
+  });
+
+  it("scores the few rows a selective filter admits, and never lists by a table scan", () => {
+    plannerTuning.exactMaxRows = 10;
+    for (const match of ["all", "any"] as const) {
+      const session = filterSql({ sessions: ["s7", "s8"] });
+      const request: RankRequest = { terms: ["the", "session"], match, ...session, limit: 10 };
+      const planned = rankDocuments(store.db, request);
+      expect(planned.plan).toBe("filtered");
+      expect(planned.scored).toBe(24);
+      expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
+    }
+    // An agent and kind alone can only be checked row by row: listing them would scan the table.
+    const scan = filterSql({ agent: "codex", kind: "message" });
+    const request: RankRequest = { terms: ["the", "session"], match: "any", ...scan, limit: 10 };
+    expect(rankDocuments(store.db, request).plan).not.toBe("filtered");
   });
 });
 
