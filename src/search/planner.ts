@@ -30,6 +30,9 @@ import {
  *   rows are listed without scoring, then scored here with FTS5's own formula and numbers
  *   (bm25.ts; document frequencies and avgdl read from the index, cached in term-cache.ts), so no
  *   IDF is recounted per query.
+ * - filtered: filters that admit few rows (one session, one chat, a narrow time window) while the
+ *   terms are common: the rows passing the filters are listed through an index and scored here,
+ *   as in enumerate. Every other plan reads the terms' rows and drops the ones the filters reject.
  * - impact: the threshold algorithm over per-term impact lists (each term's best rows by its own
  *   bm25 share, built on first use and carried while the index grows, term-cache.ts; rows newer
  *   than a list are scored outright). Rows of the lists are scored in
@@ -39,10 +42,6 @@ import {
  *   and no row dominates, the search stops at a budget (or when its head stops changing) with the
  *   best K rows read: approximate, flagged, and measured by `npm run bench` as top-10 overlap
  *   with the reference (≥ 0.97 at 1M messages).
- *
- * - filtered: filters that admit few rows (one session, one chat, a narrow time window) while the
- *   terms are common: the rows passing the filters are listed through an index and scored here,
- *   as in enumerate. Every other plan reads the terms' rows and drops the ones the filters reject.
  *
  * Filters are SQL conditions over `d` applied to every row read, in every plan; a plan that runs
  * out of rows passing them falls back to the reference, so filters never truncate a ranking.
