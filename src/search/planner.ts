@@ -304,6 +304,18 @@ function topK(rows: RankedRow[], k: number): RankedRow[] {
   return rows.sort(compareRows).slice(0, k);
 }
 
+/** The best rows of a listing scored here (enumerate, filtered): exact unless the term cache was carried. */
+function scoreListed(
+  db: Db,
+  cache: TermCache,
+  request: RankRequest,
+  ids: readonly number[],
+  plan: "enumerate" | "filtered",
+): RankResult {
+  const rows = scoreRows(db, request, scorer(db, cache, request.terms), ids);
+  return { rows: topK(rows, request.limit), plan, exact: !cache.carried, scored: ids.length };
+}
+
 /** Rows read from the impact lists and scored per batch. */
 const IMPACT_BATCH = 256;
 /** An approximate impact answer stops when its first STABLE_HEAD rows survive this many batches unchanged. */
@@ -540,13 +552,7 @@ function plan(db: Db, request: RankRequest): RankResult {
   if (total <= exactMax) return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
   const admitted = listFiltered(db, request, plannerTuning.filteredMaxRows ?? FILTERED_MAX_ROWS);
   if (admitted) {
-    const rows = scoreRows(db, request, scorer(db, cache, request.terms), admitted);
-    return {
-      rows: topK(rows, request.limit),
-      plan: "filtered",
-      exact: !cache.carried,
-      scored: admitted.length,
-    };
+    return scoreListed(db, cache, request, admitted, "filtered");
   }
   // Past the cheap cases, plans are chosen by estimated cost; the exact document frequencies
   // this needs are what the reference would count anyway (and are cached for the generation).
@@ -560,13 +566,7 @@ function plan(db: Db, request: RankRequest): RankResult {
       if (!forced && reference < ids.length * COST.jsRow) {
         return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
       }
-      const rows = scoreRows(db, request, scorer(db, cache, request.terms), ids);
-      return {
-        rows: topK(rows, request.limit),
-        plan: "enumerate",
-        exact: !cache.carried,
-        scored: ids.length,
-      };
+      return scoreListed(db, cache, request, ids, "enumerate");
     }
   } else if (!forced && postings * (COST.idf + COST.ftsRow) < IMPACT_MAX_SCORED * COST.jsRow) {
     return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
