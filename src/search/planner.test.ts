@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
+import { ensureReadIndexes } from "../store/read-indexes.js";
 import { bm25Idf, bm25Score, containsPhrase, countTerms, foldedTokens } from "./bm25.js";
 import { docsizeTotal, ftsTotals } from "./fts-index.js";
 import { filterSql } from "./filters.js";
@@ -216,6 +217,14 @@ describe("query planner", () => {
       expect(planned.scored).toBe(24);
       expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
     }
+    // Without the session index (a first backfill builds it at its end) the listing would scan;
+    // a reader that planned then takes the plan once the index is built.
+    const session = filterSql({ sessions: ["s7"] });
+    const bySession: RankRequest = { terms: ["the", "session"], match: "any", ...session, limit: 10 };
+    store.db.exec("DROP INDEX recall_documents_session");
+    expect(rankDocuments(store.db, bySession).plan).not.toBe("filtered");
+    ensureReadIndexes(store.db);
+    expect(rankDocuments(store.db, bySession).plan).toBe("filtered");
     // An agent and kind alone can only be checked row by row: listing them would scan the table.
     const scan = filterSql({ agent: "codex", kind: "message" });
     const request: RankRequest = { terms: ["the", "session"], match: "any", ...scan, limit: 10 };

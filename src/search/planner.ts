@@ -269,12 +269,18 @@ function listMatches(db: Db, request: RankRequest, cap: number): number[] | null
   return ids.length > cap ? null : ids;
 }
 
-/** Whether SQLite finds a listing's rows through indexes only (a table scan is unbounded). */
-const indexedListings = new WeakMap<Db, Map<string, boolean>>();
+/**
+ * Whether SQLite finds a listing's rows through indexes only (a table scan is unbounded), per
+ * schema version: a first backfill builds the read indexes at its end, and a reader opened
+ * before then must see them.
+ */
+const indexedListings = new WeakMap<Db, { schema: number; known: Map<string, boolean> }>();
 
 function listedByIndex(db: Db, sql: string, params: readonly unknown[]): boolean {
-  let known = indexedListings.get(db);
-  if (!known) indexedListings.set(db, (known = new Map()));
+  const schema = db.pragma("schema_version", { simple: true }) as number;
+  let listings = indexedListings.get(db);
+  if (listings?.schema !== schema) indexedListings.set(db, (listings = { schema, known: new Map() }));
+  const known = listings.known;
   let indexed = known.get(sql);
   if (indexed === undefined) {
     const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
