@@ -277,7 +277,8 @@ function listMatches(db: Db, request: RankRequest, cap: number): number[] | null
 const indexedListings = new WeakMap<Db, { schema: number; known: Map<string, boolean> }>();
 
 function listedByIndex(db: Db, sql: string, params: readonly unknown[]): boolean {
-  const schema = db.pragma("schema_version", { simple: true }) as number;
+  // A cached statement, as bridge/source.ts reads data_version: db.pragma() prepares on every call.
+  const schema = statement(db, "PRAGMA schema_version").pluck().get() as number;
   let listings = indexedListings.get(db);
   if (listings?.schema !== schema) indexedListings.set(db, (listings = { schema, known: new Map() }));
   const known = listings.known;
@@ -557,9 +558,7 @@ function plan(db: Db, request: RankRequest): RankResult {
   const total = probes.reduce((a, n, i) => a + n * (isPrefix(request.terms[i]!) ? PREFIX_WEIGHT : 1), 0);
   if (total <= exactMax) return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
   const admitted = listFiltered(db, request, plannerTuning.filteredMaxRows ?? FILTERED_MAX_ROWS);
-  if (admitted) {
-    return scoreListed(db, cache, request, admitted, "filtered");
-  }
+  if (admitted) return scoreListed(db, cache, request, admitted, "filtered");
   // Past the cheap cases, plans are chosen by estimated cost; the exact document frequencies
   // this needs are what the reference would count anyway (and are cached for the generation).
   const df = request.terms.map((t) => documentFrequency(db, cache, t));
