@@ -359,6 +359,13 @@ describe("bridge source: filters", () => {
       log: "pelican build output\n",
       metadata: { session, agent: "claude" },
     });
+    // Another job run in the same CLI session: its run is that job's, not this one's.
+    w.startRun({
+      job: "lint",
+      at: T0 + 1,
+      log: "pelican lint output\n",
+      metadata: { session, agent: "claude" },
+    });
     w.post({ id: "j-1", sender: "a", recipients: ["b"], body: "pelican status", job: "refactor", at: T0 });
     w.post({
       id: "j-2",
@@ -372,6 +379,12 @@ describe("bridge source: filters", () => {
     const found = hitsOf("pelican", { job: "refactor" });
     expect(found.map((x) => x.kind).sort()).toEqual(["message", "run", "transcript"]);
     expect(found.find((x) => x.kind === "transcript")!.session).toBe(session);
+    expect(found.filter((x) => x.kind === "run").map((x) => x.job)).toEqual(["refactor"]);
+    const lint = hitsOf("pelican", { job: "lint" });
+    expect(lint.map((x) => `${x.kind}:${x.job ?? x.session}`).sort()).toEqual([
+      "run:lint",
+      `transcript:${session}`,
+    ]);
     expect(hitsOf("pelican", { job: "other-job" }).map((x) => x.id)).toEqual(["message:j-2"]);
     expect(hitsOf("pelican", { job: "nothing" })).toEqual([]);
   });

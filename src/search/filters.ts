@@ -44,9 +44,10 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
     );
   }
   if (filters.job !== undefined) {
-    // Run metadata names the CLI session a job ran in: the job's transcripts match too.
+    // Run metadata names the CLI session a job ran in: that session's transcripts match too.
+    // Only transcripts: another job's run or message in the same session names its own job.
     add(
-      `(d.job = ? OR d.session IN (SELECT r.session FROM recall_documents r WHERE r.job = ? AND r.kind = 'run' AND r.session IS NOT NULL))`,
+      `(d.job = ? OR (d.kind = 'transcript' AND d.session IN (SELECT r.session FROM recall_documents r WHERE r.job = ? AND r.kind = 'run' AND r.session IS NOT NULL)))`,
       filters.job,
       filters.job,
     );
