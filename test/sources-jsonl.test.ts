@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sourceCoverage } from "../src/indexer/coverage.js";
 import { exportConversation } from "../src/indexer/export.js";
 import { decompressRaw } from "../src/indexer/raw-codec.js";
+import { JsonlFileSource } from "../src/sources/files/jsonl-source.js";
 import { forget } from "../src/indexer/forget.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { runCli } from "./helpers/cli.js";
@@ -485,6 +486,92 @@ describe("incremental JSONL sources", () => {
     h.index();
     expect(docs(h)).toHaveLength(81);
     expect(exportBytes(h, `codex:${THREAD}`).equals(Buffer.from(more))).toBe(true);
+  });
+
+  it("a corrupt .jsonl.zst is counted malformed once and stops no other file", async () => {
+    h = await createHarness();
+    const project = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      path.join(project, `${SESSION}.jsonl`),
+      claudeLine({ uuid: "c1", session: SESSION, text: "wombat note" }),
+    );
+    const dir = path.join(codexSessions(h.home), "2026", "06", "03");
+    mkdirSync(dir, { recursive: true });
+    const thread = "019a0000-3333-7333-8444-555566667777";
+    writeFileSync(path.join(dir, `rollout-2026-06-03T09-00-00-${thread}.jsonl.zst`), "garbage\n");
+    const malformed = () =>
+      h!.count("SELECT coalesce(sum(malformed), 0) FROM recall_source_stats WHERE source = 'codex'");
+    h.index();
+    expect(h.search("wombat")).toHaveLength(1);
+    expect(malformed()).toBe(1);
+    h.clock.advance(60_000);
+    h.index();
+    expect(malformed()).toBe(1);
+  });
+
+  it("a file whose parser throws is rewound, counted malformed, and stops no other file", async () => {
+    h = await createHarness();
+    const root = path.join(h.home, "odd-cli");
+    mkdirSync(root, { recursive: true });
+    writeFileSync(path.join(root, "good.jsonl"), "fine\n");
+    writeFileSync(path.join(root, "bad.jsonl"), "fine\nboom\n");
+    const odd = new JsonlFileSource({
+      name: "odd",
+      agent: "claude",
+      roots: () => [root],
+      rule: ({ depth, isFile, name }) => (depth === 0 && isFile && name.endsWith(".jsonl") ? "file" : "skip"),
+      identify: (file) => ({ key: path.basename(file), priority: 0 }),
+      createParser: (context) => ({
+        conversationId: `odd:${context.key}`,
+        line(line, sink) {
+          if (line.text.includes("boom")) throw new Error("unexpected shape");
+          sink.skipped();
+        },
+        drain() {},
+        heldFrom: () => null,
+        snapshot: () => null,
+      }),
+    });
+    h.sources.push(odd);
+    h.index();
+    const checkpoints = h.store.db
+      .prepare("SELECT key FROM recall_checkpoints WHERE source = 'odd' ORDER BY key")
+      .pluck()
+      .all();
+    expect(checkpoints).toEqual(["good.jsonl"]);
+    expect(h.count("SELECT count(*) FROM recall_raw_chunks WHERE source = 'odd'")).toBe(1);
+    expect(h.count("SELECT malformed FROM recall_source_stats WHERE source = 'odd'")).toBe(1);
+  });
+
+  it("a .jsonl.zst cut short while written gives what decodes, and the rest once it is whole", async () => {
+    h = await createHarness();
+    const dir = path.join(codexSessions(h.home), "2026", "06", "04");
+    mkdirSync(dir, { recursive: true });
+    const thread = "019a0000-4444-7333-8444-555566667777";
+    let content = codexMeta(thread) + codexTurnContext();
+    // Varied text, so the compressed file holds several blocks and half of it decodes to some.
+    for (let i = 0; i < 1000; i++)
+      content += codexUserTurn(
+        thread,
+        `quokka fact ${i} ${sha256(Buffer.from(String(i))).repeat(6)}`,
+        BASE_TIME + i,
+        `q${i}`,
+      );
+    const file = path.join(dir, `rollout-2026-06-04T09-00-00-${thread}.jsonl.zst`);
+    const whole = zstd(Buffer.from(content));
+    writeFileSync(file, whole.subarray(0, Math.floor(whole.length / 2)));
+    h.index();
+    const early = docs(h).length;
+    expect(early).toBeGreaterThan(0);
+    expect(early).toBeLessThan(1000);
+    writeFileSync(file, whole);
+    h.clock.advance(60_000);
+    h.index();
+    const keys = docs(h).map((d) => d.k);
+    expect(keys).toHaveLength(1000);
+    expect(new Set(keys).size).toBe(1000);
+    expect(exportBytes(h, `codex:${thread}`).equals(Buffer.from(content))).toBe(true);
   });
 
   it("a compressed-only Codex rollout is read through the decoder, and a restart resumes mid-file", async () => {

@@ -79,6 +79,8 @@ export class ZstdByteSource implements ByteSource {
   private queueBytes = 0;
   private ended = false;
   private total: number | null = null;
+  /** Why decoding stopped early (corrupt data, or a file still being compressed), else null. */
+  failure: string | null = null;
   readonly mtimeMs: number;
 
   constructor(file: string) {
@@ -105,6 +107,7 @@ export class ZstdByteSource implements ByteSource {
     this.queueStart = 0;
     this.queueBytes = 0;
     this.ended = false;
+    this.failure = null;
     this.decoder = new Decompress((data) => {
       if (data.length === 0) return;
       // fzstd may reuse its output buffer; copy what we keep.
@@ -126,7 +129,16 @@ export class ZstdByteSource implements ByteSource {
     const n = readSync(this.fd, chunk, 0, want, this.compressedPosition);
     this.compressedPosition += n;
     const final = this.compressedPosition >= this.compressedSize;
-    this.decoder.push(n === want ? chunk : chunk.subarray(0, n), final);
+    try {
+      this.decoder.push(n === want ? chunk : chunk.subarray(0, n), final);
+    } catch (error) {
+      // Undecodable from here (corrupt, or cut short while Codex writes it): what decoded so
+      // far is the file's readable content until it changes; one bad file stops nothing else.
+      this.failure = error instanceof Error ? error.message : String(error);
+      this.ended = true;
+      this.total = this.queueStart + this.queueBytes;
+      return false;
+    }
     if (final) {
       this.ended = true;
       this.total = this.queueStart + this.queueBytes;

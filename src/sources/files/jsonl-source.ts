@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { SqliteError } from "better-sqlite3";
 import { performance } from "node:perf_hooks";
 import type {
   Budget,
@@ -160,6 +161,8 @@ interface Tracked {
   gone: boolean;
   /** Last known logical backlog in bytes. */
   pending: number;
+  /** The size and mtime at which the file was last found unreadable (counted once each). */
+  unreadable: string | null;
 }
 
 interface Found {
@@ -238,7 +241,16 @@ export class JsonlFileSource implements Source {
   private track(key: string): Tracked {
     let t = this.tracked.get(key);
     if (!t) {
-      t = { key, candidates: new Map(), live: null, size: null, mtime: null, gone: false, pending: 0 };
+      t = {
+        key,
+        candidates: new Map(),
+        live: null,
+        size: null,
+        mtime: null,
+        gone: false,
+        pending: 0,
+        unreadable: null,
+      };
       this.tracked.set(key, t);
       this.statOrder.push(key);
     }
@@ -312,7 +324,17 @@ export class JsonlFileSource implements Source {
       const share = Math.max(64 * 1024, Math.floor(bytesLeft / (served.length - i)));
       const recordsLeft = budget.maxRecords - batch.records.length;
       if (recordsLeft <= 0 || (i > 0 && budget.expired())) break;
-      const used = this.poll(t, view, batch, { bytes: share, records: recordsLeft, expired: budget.expired });
+      const mark = markBatch(batch);
+      let used: { bytes: number; more: boolean };
+      try {
+        used = this.poll(t, view, batch, { bytes: share, records: recordsLeft, expired: budget.expired });
+      } catch (error) {
+        // The index's own failures stop the batch; a file that cannot be read stops only itself.
+        if (error instanceof SqliteError) throw error;
+        rewindBatch(batch, mark);
+        this.unreadable(t, batch);
+        used = { bytes: 0, more: false };
+      }
       bytesLeft -= used.bytes;
       this.backlog.delete(key);
       if (used.more) this.backlog.add(key); // to the end of the queue
@@ -344,6 +366,22 @@ export class JsonlFileSource implements Source {
         this.statPosition = 0;
       }
     }
+  }
+
+  /**
+   * A file that failed to read (unreadable bytes, a parser error): what it produced this poll was
+   * rewound, and it waits until it changes. Counted malformed once per size and mtime.
+   */
+  private unreadable(t: Tracked, batch: SourceBatch): void {
+    this.closeLive(t);
+    const found = this.locate(t);
+    if (!found) return;
+    t.size = found.size;
+    t.mtime = found.mtime;
+    t.pending = 0;
+    const at = `${found.size}:${found.mtime}`;
+    if (t.unreadable !== at) batch.counters.malformed += 1;
+    t.unreadable = at;
   }
 
   /** Cheap check: does the file look different from its last checkpoint? */
@@ -587,6 +625,12 @@ export class JsonlFileSource implements Source {
       live.parser.drain(sink);
     }
     live.countedEnd = Math.max(live.countedEnd, live.readEnd);
+    if (bytes instanceof ZstdByteSource && bytes.failure !== null && exhausted) {
+      // Read up to where decoding failed: the rest waits until the file changes.
+      const at = `${storedSize}:${mtime}`;
+      if (t.unreadable !== at) batch.counters.malformed += 1;
+      t.unreadable = at;
+    }
     assignTimes(batch.rawChunks, rawStart, sink.times);
     this.doneBytes += used;
 
@@ -755,6 +799,32 @@ export class JsonlFileSource implements Source {
     };
     return sink;
   }
+}
+
+/** Where a batch's lists and counters stood before one file's poll. */
+interface BatchMark {
+  lengths: Map<unknown[], number>;
+  counters: SourceBatch["counters"];
+}
+
+function markBatch(batch: SourceBatch): BatchMark {
+  batch.titleClaims ??= [];
+  const lists: unknown[][] = [
+    batch.records,
+    batch.conversations,
+    batch.aliases,
+    batch.rawChunks,
+    batch.checkpoints,
+    batch.resets,
+    batch.titleClaims,
+  ];
+  return { lengths: new Map(lists.map((list) => [list, list.length])), counters: { ...batch.counters } };
+}
+
+/** Drops what a failed poll added, so nothing of the file is written without its checkpoint. */
+function rewindBatch(batch: SourceBatch, mark: BatchMark): void {
+  for (const [list, length] of mark.lengths) list.splice(length);
+  batch.counters = { ...mark.counters };
 }
 
 interface LineSink extends JsonlSink {
