@@ -1,8 +1,10 @@
 /** `recall index`, `recall forget` and `recall export` end to end, through the compiled binary. */
-import { mkdirSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.js";
+import { CLI, runCli } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 import {
   BASE_TIME,
@@ -129,5 +131,83 @@ describe("recall index / forget / export", () => {
     expect(left.hits).toHaveLength(1);
     // The raw chunk holding the forgotten record is gone with it (here: the whole small rollout).
     expect(run("export", `codex:${THREAD}`).status).toBe(3);
+  });
+
+  it("refuses to forget what matches nothing, without creating an index or a tombstone", () => {
+    const { env } = setup();
+    const run = (...args: string[]) => runCli(args, env);
+    const before = run("forget", "--session", SESSION, "--yes");
+    expect(before.status).toBe(3);
+    expect(before.stderr).toMatch(/no index/);
+    expect(existsSync(path.join(env.RECALL_HOME, "history.db"))).toBe(false);
+
+    expect(run("index").status).toBe(0);
+    for (const args of [
+      ["--session", "no-such-session"],
+      ["--project", "/no/such/project"],
+      ["--since", "1000", "--until", "2000"],
+    ]) {
+      const missed = run("forget", ...args, "--yes");
+      expect(missed.status).toBe(3);
+      expect(missed.stderr.trim().split("\n")).toHaveLength(1);
+      expect(missed.stderr).toMatch(/nothing forgotten/);
+    }
+    const found = JSON.parse(run("search", "flamingo", "--json").stdout) as { hits: unknown[] };
+    expect(found.hits).toHaveLength(4);
+    const db = new Database(path.join(env.RECALL_HOME, "history.db"), { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM recall_tombstones").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it("exits quietly when its reader closes the pipe, and names a bad --out", async () => {
+    const { env } = setup();
+    expect(runCli(["index"], env).status).toBe(0);
+    // The reader is gone before the first write: every write meets a closed pipe.
+    const closedPipe = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, ...args], {
+          env: { ...process.env, NO_COLOR: "1", ...env },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        child.stdout.destroy();
+        let stderr = "";
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("close", (code) => resolve({ code, stderr }));
+      });
+    for (const args of [
+      ["search", "flamingo"],
+      ["conversation", `claude:${SESSION}`],
+      ["export", `codex:${THREAD}`],
+    ]) {
+      const result = await closedPipe(args);
+      expect(result).toEqual({ code: 0, stderr: "" });
+    }
+    const bad = runCli(["export", `codex:${THREAD}`, "--out", "/nonexistent/dir/x"], env);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe("recall: --out: cannot write /nonexistent/dir/x (ENOENT)\n");
+  });
+
+  it("says so when retention pruned part of what it exports, and counts the pruned bytes in status", () => {
+    const { home, env } = setup();
+    expect(runCli(["index"], env).status).toBe(0);
+    writeFileSync(
+      path.join(env.RECALL_HOME, "config.json"),
+      JSON.stringify({ retention: { rawMaxBytesPerSource: 500 } }),
+    );
+    // The first chunk holds two lines and the appended one a single line: 500 bytes keep only the latter.
+    const file = path.join(home, ".claude", "projects", "-p", `${SESSION}.jsonl`);
+    appendFileSync(
+      file,
+      claudeLine({ uuid: "c3", session: SESSION, text: "late flamingo", at: BASE_TIME + 2 }),
+    );
+    expect(runCli(["index"], env).status).toBe(0);
+    const exported = runCli(["export", `claude:${SESSION}`], env);
+    expect(exported.status).toBe(1);
+    expect(exported.stdout).toContain("late flamingo");
+    expect(exported.stdout).not.toContain("migration plan");
+    expect(exported.stderr).toMatch(
+      /^recall: incomplete export: .*pruned by retention\.rawMaxBytesPerSource\n$/,
+    );
+    expect(runCli(["status"], env).stdout).toMatch(/claude-code .* pruned\)/);
   });
 });

@@ -16,8 +16,12 @@ function packageVersion(): string {
   return pkg.version;
 }
 
+/** Output piped into a reader that stopped early (`recall search … | head`): not a failure. */
+const isBrokenPipe = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === "EPIPE";
+
 /** Maps any failure to one stderr line and a meaningful exit code; never a stack trace for a user mistake. */
 function fail(error: unknown): number {
+  if (isBrokenPipe(error)) return EXIT.ok;
   if (error instanceof CommanderError) {
     if (
       error.code === "commander.helpDisplayed" ||
@@ -52,6 +56,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 limitHeapGrowth();
+// Asynchronous stdout writes report a closed pipe as an 'error' event, not to the writer.
+process.stdout.on("error", (error) => process.exit(isBrokenPipe(error) ? EXIT.ok : fail(error)));
 main(process.argv).then(
   (code) => {
     process.exitCode = code;

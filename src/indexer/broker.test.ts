@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
+import { isRecallError, RecallError } from "../core/errors.js";
 import { askBroker, electBroker, type BrokerHandle } from "./broker.js";
 
 describe("broker election", () => {
@@ -51,6 +52,29 @@ describe("broker election", () => {
     await h.elected();
     writeFileSync(path.join(t.dir, "broker.token"), "wrong");
     await expect(askBroker(t.dir, { command: "ping" })).rejects.toThrow("forbidden");
+  });
+
+  it("passes a caller's error kind back (NotFound stays NotFound), and others as plain errors", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const h = electBroker({
+      home: t.dir,
+      onElected: () => {},
+      onRequest: async (r) => {
+        if (r.command === "forget") throw new RecallError("NotFound", "no indexed history for session x");
+        throw new Error("disk on fire");
+      },
+    });
+    handles.push(h);
+    await h.elected();
+    const missed = await askBroker(t.dir, { command: "forget", args: { session: "x" } }).catch(
+      (e: unknown) => e,
+    );
+    expect(missed).toBeInstanceOf(RecallError);
+    expect(missed).toMatchObject({ kind: "NotFound", message: "no indexed history for session x" });
+    const failed = await askBroker(t.dir, { command: "index" }).catch((e: unknown) => e);
+    expect(isRecallError(failed)).toBe(false);
+    expect((failed as Error).message).toBe("disk on fire");
   });
 
   it("takes over from a killed broker process (stale socket)", async () => {

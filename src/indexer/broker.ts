@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, write
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { ERROR_KINDS, isRecallError, RecallError } from "../core/errors.js";
 
 /**
  * Broker election. Exactly one recall process writes the index: the one that holds an
@@ -165,7 +166,11 @@ export function electBroker(options: ElectionOptions): BrokerHandle {
       };
       handler(message.request, progress).then(
         (result) => socket.end(`${JSON.stringify({ result })}\n`),
-        (error: unknown) => socket.end(`${JSON.stringify({ error: (error as Error).message })}\n`),
+        // A caller's own mistake (NotFound, Validation…) keeps its kind across the channel.
+        (error: unknown) =>
+          socket.end(
+            `${JSON.stringify({ error: (error as Error).message, kind: isRecallError(error) ? error.kind : undefined })}\n`,
+          ),
       );
     });
     socket.on("error", () => socket.destroy());
@@ -271,7 +276,7 @@ export function askBroker(
       timeoutMs,
     );
     const line = (text: string) => {
-      let parsed: { result?: unknown; error?: string; progress?: unknown };
+      let parsed: { result?: unknown; error?: string; kind?: string; progress?: unknown };
       try {
         parsed = JSON.parse(text) as typeof parsed;
       } catch {
@@ -286,8 +291,11 @@ export function askBroker(
         onProgress?.(parsed.progress);
         return;
       }
-      if (parsed.error) finish(() => reject(new Error(parsed.error)));
-      else finish(() => resolve(parsed.result ?? null));
+      if (parsed.error) {
+        const kind = ERROR_KINDS.find((k) => k === parsed.kind);
+        const error = kind ? new RecallError(kind, parsed.error) : new Error(parsed.error);
+        finish(() => reject(error));
+      } else finish(() => resolve(parsed.result ?? null));
     };
     socket.setEncoding("utf8");
     socket.once("connect", () => socket.write(`${JSON.stringify({ token, request })}\n`));

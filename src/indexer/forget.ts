@@ -1,5 +1,6 @@
 import { z } from "zod";
 import path from "node:path";
+import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
 import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { statement } from "../store/statements.js";
@@ -67,6 +68,9 @@ export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
         .run(range).changes;
       const where = "first_at IS NOT NULL AND first_at <= @until AND last_at >= @since";
       uncountRaw(db, where, range, result);
+      if (result.documents + result.records + result.rawChunks === 0) {
+        throw new RecallError("NotFound", "nothing indexed falls in that time range; nothing forgotten");
+      }
       db.prepare(`DELETE FROM recall_raw_chunks WHERE ${where}`).run(range);
       statement(db, TOMBSTONE).run("range", null, scope.since, scope.until, now);
       result.tombstones = 1;
@@ -91,6 +95,11 @@ export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
         .prepare("SELECT id FROM recall_conversations WHERE parent = ?")
         .all(conversations[i]) as { id: string }[];
       for (const child of children) if (!conversations.includes(child.id)) conversations.push(child.id);
+    }
+    if (conversations.length === 0) {
+      // A mistyped id or path would otherwise leave a tombstone and a report of success.
+      const what = "session" in scope ? `session ${scope.session}` : `project ${scope.project}`;
+      throw new RecallError("NotFound", `no indexed history for ${what}; nothing forgotten`);
     }
     const params = { conversations: JSON.stringify(conversations) };
     result.conversations = conversations.length;

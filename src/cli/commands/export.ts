@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { RecallError } from "../../core/errors.js";
-import { exportConversation, hasRetained } from "../../indexer/export.js";
+import { exportConversation, hasRetained, type ExportedFile } from "../../indexer/export.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import type { Db } from "../../store/open.js";
 import { openHistoryStore } from "../../store/history-store.js";
@@ -19,6 +19,15 @@ export function resolveConversation(db: Db, given: string): string | null {
     .all(given) as { id: string }[];
   if (rows.length === 1 && hasRetained(db, rows[0]!.id)) return rows[0]!.id;
   return null;
+}
+
+function openOut(file: string): number {
+  try {
+    return openSync(file, "w");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new RecallError("Usage", `--out: cannot write ${file} (${code})`);
+  }
 }
 
 /**
@@ -46,14 +55,23 @@ export const exportCommand: CommandModule = {
           const conversation = resolveConversation(store.db, given);
           if (!conversation)
             throw new RecallError("NotFound", `no retained raw bytes for conversation ${given}`);
-          const fd = flags.out ? openSync(flags.out, "w") : 1;
+          const fd = flags.out ? openOut(flags.out) : 1;
+          let files: ExportedFile[];
           try {
-            exportConversation(store.db, conversation, (bytes) => {
+            files = exportConversation(store.db, conversation, (bytes) => {
               let written = 0;
               while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
             });
           } finally {
             if (flags.out) closeSync(fd);
+          }
+          const partial = files.filter((f) => !f.complete);
+          if (partial.length > 0) {
+            // Written as retained, but never passed off as the whole file.
+            throw new RecallError(
+              "Internal",
+              `incomplete export: raw bytes of ${partial.map((f) => f.file).join(", ")} were pruned by retention.rawMaxBytesPerSource`,
+            );
           }
         } finally {
           store.close();

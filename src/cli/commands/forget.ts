@@ -90,6 +90,10 @@ export const forgetCommand: CommandModule = {
       .option("--json", "print what was deleted as JSON")
       .action(async (flags: ForgetFlags) => {
         const scope = forgetScope(flags);
+        // Nothing to forget without an index: say so, and do not create one.
+        (
+          await openHistoryStore({ home: ctx().home, projectionVersion: PROJECTION_VERSION, readonly: true })
+        ).close();
         const store = await openHistoryStore({
           home: ctx().home,
           projectionVersion: PROJECTION_VERSION,
