@@ -4,7 +4,7 @@
  * restart, sets the possibly torn index aside and starts a fresh one.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { forget } from "../src/indexer/forget.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { currentBoot, markerFile, recoverFirstLoad } from "../src/store/first-load.js";
 import { HISTORY_FILE, openHistoryStore } from "../src/store/history-store.js";
+import { dropReadIndexesIfEmpty } from "../src/store/read-indexes.js";
 import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
 import { BASE_TIME, claudeLine } from "./sources-lines.js";
 
@@ -179,5 +180,21 @@ describe("an unsynced first load", () => {
     }
     expect(recoverFirstLoad(file, path.join(h.recallHome, "backups"), "another-boot")).toBe("set-aside");
     expect(existsSync(file)).toBe(false);
+  });
+
+  it("a writer opened while a first load runs leaves its read indexes to that load", async () => {
+    h = await createHarness();
+    const db = h.store.db;
+    expect(dropReadIndexesIfEmpty(db)).toBe(true);
+    const present = () =>
+      db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_documents_session'").get() !== undefined;
+    writeFileSync(markerFile(db.name), JSON.stringify({ pid: process.ppid, boot: currentBoot() }));
+    const open = async () =>
+      (await openHistoryStore({ home: h!.recallHome, projectionVersion: PROJECTION_VERSION })).close();
+    await open();
+    expect(present()).toBe(false);
+    rmSync(markerFile(db.name));
+    await open();
+    expect(present()).toBe(true);
   });
 });

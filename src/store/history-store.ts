@@ -77,7 +77,7 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
     return { db, file, engine, migration: null, close: () => db.close() };
   }
   // A first load cut short by an OS crash may have left a torn file (store/first-load.ts).
-  recoverFirstLoad(file, path.join(options.home, "backups"));
+  const firstLoad = recoverFirstLoad(file, path.join(options.home, "backups"));
   const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
   try {
     registerFunctions(db);
@@ -90,8 +90,9 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
       context: { engine, projectionVersion: options.projectionVersion },
       backupDir: path.join(options.home, "backups"),
     });
-    // A first backfill that stopped before its end left them out (store/read-indexes.ts).
-    ensureReadIndexes(db);
+    // A first backfill that stopped before its end left them out (store/read-indexes.ts). One
+    // still running builds them at its end: building them now would wait on its write lock.
+    if (firstLoad !== "running") ensureReadIndexes(db);
     return {
       db,
       file,
