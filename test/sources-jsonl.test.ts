@@ -210,6 +210,38 @@ describe("incremental JSONL sources", () => {
     expect(docs(h).map((d) => d.k)).toEqual(["new0", "new1"]);
   });
 
+  it("re-reads a file rewritten in place past its head before it grew, and exports the new bytes", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    const filler = "padding ".repeat(120);
+    const lines = Array.from({ length: 12 }, (_, i) =>
+      claudeLine({
+        uuid: `l${i}`,
+        session: SESSION,
+        text: `line ${i} of the heron log ${filler}`,
+        at: BASE_TIME + i,
+      }),
+    );
+    writeFileSync(file, lines.join(""));
+    h.index();
+    expect(docs(h)).toHaveLength(12);
+
+    // One line near the end edited in place (same length), then a line appended: past the head.
+    const edited = readFileSync(file, "utf8").replace("line 10 of the heron", "line 10 of the egret");
+    expect(Buffer.byteLength(edited.split("egret")[0]!)).toBeGreaterThan(4096);
+    writeFileSync(
+      file,
+      edited + claudeLine({ uuid: "l12", session: SESSION, text: "appended heron line", at: BASE_TIME + 12 }),
+    );
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("egret")).toHaveLength(1);
+    expect(h.search("line 10 of the heron")).toHaveLength(0);
+    expect(docs(h)).toHaveLength(13);
+    expect(h.count("SELECT malformed FROM recall_source_stats WHERE source = 'claude-code'")).toBe(0);
+    expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
+  });
+
   it("keeps a deleted transcript searchable and readable, exports it byte for byte, and rebuilds from it", async () => {
     h = await createHarness();
     const file = claudeFile(h);

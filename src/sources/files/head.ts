@@ -41,3 +41,38 @@ export function sameHead(source: ByteSource, recorded: string | null | undefined
   if (head.length < parsed.length) return false;
   return headHash(head) === parsed.hash;
 }
+
+/** How many bytes before a file's read end identify what was read there. */
+export const TAIL_BYTES = 4096;
+
+/** Reads `[start, end)` of a source (at most TAIL_BYTES apart). */
+function readRange(source: ByteSource, start: number, end: number): Buffer {
+  const parts: Buffer[] = [];
+  let got = 0;
+  while (start + got < end) {
+    const piece = source.read(start + got, end - start - got);
+    if (piece.length === 0) break;
+    parts.push(piece);
+    got += piece.length;
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, got);
+}
+
+/**
+ * `<end>:<sha1 hex>` of the bytes just before `end` (null at 0). Recorded with a plain file's
+ * checkpoint, it tells a file that only grew from one rewritten in place past its head (an
+ * appended line must continue what was read, never sit on bytes that changed).
+ */
+export function tailHash(source: ByteSource, end: number): string | null {
+  if (end <= 0) return null;
+  const bytes = readRange(source, Math.max(0, end - TAIL_BYTES), end);
+  return `${end}:${createHash("sha1").update(bytes).digest("hex")}`;
+}
+
+/** Whether the bytes before a recorded tail's end are still the ones read (true when none was recorded). */
+export function sameTail(source: ByteSource, recorded: string | null | undefined): boolean {
+  if (!recorded) return true;
+  const end = Number(recorded.slice(0, recorded.indexOf(":")));
+  if (!Number.isSafeInteger(end) || end <= 0) return true;
+  return tailHash(source, end) === recorded;
+}

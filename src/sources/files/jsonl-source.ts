@@ -14,7 +14,7 @@ import type {
 } from "../types.js";
 import { emptyBatch } from "../types.js";
 import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } from "./byte-source.js";
-import { HEAD_BYTES, headHash, parseHeadHash, readHead, sameHead } from "./head.js";
+import { HEAD_BYTES, headHash, parseHeadHash, readHead, sameHead, sameTail, tailHash } from "./head.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine, type OversizedLine } from "./jsonl-reader.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
 
@@ -103,6 +103,8 @@ interface FileState {
   discarding: OversizedLine | null;
   /** Compressed files: decoded to their end at the recorded size and mtime. */
   complete: boolean;
+  /** Plain files: the hash of the bytes before readEnd (head.ts tailHash), checked before reading on. */
+  tail?: string | null;
   gone: boolean;
   parser: unknown;
 }
@@ -564,7 +566,11 @@ export class JsonlFileSource implements Source {
       if (!reuse) {
         // A shrunk or replaced file is re-read from the start in a new epoch.
         const shrunk = !isCompressed(found.path) && bytes.size !== null && bytes.size < live.readEnd;
-        if (cp && (shrunk || !sameHead(bytes, cp.headHash))) {
+        const rewritten =
+          shrunk ||
+          !sameHead(bytes, cp?.headHash) ||
+          (!isCompressed(found.path) && state?.path === found.path && !sameTail(bytes, state.tail));
+        if (cp && rewritten) {
           live = this.replace(t, live, batch, found.path, bytes, found.mtime);
           head = null;
         }
@@ -638,8 +644,10 @@ export class JsonlFileSource implements Source {
     const held = live.parser.heldFrom();
     const offset = held !== null && held < live.readEnd ? held : live.readEnd;
     const complete = exhausted && bytes.size === live.readEnd && live.discarding === null;
+    const plain = bytes instanceof FileByteSource;
     live.state = {
       ...live.state,
+      tail: plain && used > 0 ? tailHash(bytes, live.readEnd) : live.state.tail,
       readEnd: live.readEnd,
       rawEnd: Math.max(live.state.rawEnd, live.readEnd),
       discarding: offset === live.readEnd ? live.discarding : null,
