@@ -81,7 +81,7 @@ function formatSummary(summary: IndexSummary): string {
       ? new Date(s.indexedThrough).toISOString().slice(0, 16).replace("T", " ")
       : "-";
     lines.push(
-      `  ${s.source.padEnd(12)} ${s.records} new records, ${s.documents} documents in ${s.conversations} conversations, ` +
+      `  ${s.source.padEnd(12)} ${s.records} records read, ${s.documents} documents in ${s.conversations} conversations, ` +
         `${s.files} files; skipped ${s.skipped}, oversized ${s.oversized}, malformed ${s.malformed}; ` +
         `raw ${formatBytes(s.raw.bytes)} retained (${formatBytes(s.raw.stored)} on disk` +
         `${s.raw.prunedChunks > 0 ? `, ${formatBytes(s.raw.prunedBytes)} pruned` : ""}); through ${through}`,
