@@ -185,4 +185,44 @@ describe("read indexes deferred by a foreground first backfill", () => {
     expect(sql).toEqual({ sql: "CREATE INDEX recall_documents_hit ON recall_documents (hit_id)" });
     expect(presentIndexes(h)).toHaveLength(names.length);
   });
+
+  it("keep one document per key meanwhile, as the key index would: copied lines, resumed sessions, summaries", async () => {
+    const write = (harness: Harness) => {
+      const dir = path.join(claudeProjects(harness.home), "-nonexistent-recall-test-proj");
+      mkdirSync(dir, { recursive: true });
+      const session = (n: number) => `5f0c1a2b-3c4d-4e5f-8a6b-${String(n).padStart(12, "0")}`;
+      for (let s = 0; s < 8; s++) {
+        // Each session resumes the one before: its file starts with that one's lines, copied.
+        let text = "";
+        for (let c = Math.max(0, s - 2); c <= s; c++)
+          for (let i = 0; i < 4; i++)
+            text += claudeLine({
+              uuid: `u${c}-${i}`,
+              session: session(c),
+              text: `osprey ${c} ${i}`,
+              at: BASE_TIME + c * 10 + i,
+            });
+        text += `${JSON.stringify({ type: "summary", summary: `Osprey plan ${s}`, leafUuid: `u${s}-3` })}\n`;
+        writeFileSync(path.join(dir, `${session(s)}.jsonl`), text);
+      }
+    };
+    const documents = (harness: Harness) =>
+      harness.store.db
+        .prepare("SELECT source_key, conversation, title FROM recall_documents ORDER BY source_key")
+        .all();
+    h = await createHarness();
+    write(h);
+    run(h);
+    const reference = await createHarness();
+    try {
+      write(reference);
+      reference.index();
+      expect(documents(h)).toHaveLength(32);
+      expect(documents(h)).toEqual(documents(reference));
+    } finally {
+      reference.close();
+    }
+    expect(presentIndexes(h)).toContain("recall_documents_key");
+    expect(h.store.db.pragma("integrity_check", { simple: true })).toBe("ok");
+  });
 });

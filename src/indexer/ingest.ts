@@ -1,6 +1,7 @@
 import { projectChatMessage, projectTranscriptTurnBoth } from "../projection/index.js";
 import type { Db } from "../store/open.js";
-import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
+import { findDocument, noteDocument } from "../store/document-keys.js";
+import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { statement } from "../store/statements.js";
 import type {
   ConversationRef,
@@ -93,10 +94,10 @@ const UPDATE_RECORD = `
   WHERE id = ?`;
 
 /**
- * One document per (source, source key). When another conversation already holds the key
- * (a Claude line copied into a resumed or forked session), the first keeps the document.
+ * One document per (source, source key), found through store/document-keys.ts. When another
+ * conversation already holds the key (a Claude line copied into a resumed or forked session),
+ * the first keeps the document.
  */
-const FIND_DOCUMENT = `SELECT id, conversation FROM recall_documents WHERE source = ? AND source_key = ?`;
 const INSERT_DOCUMENT = `
   INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, project, session, job, run, message,
     conversation, cursor, app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated,
@@ -164,7 +165,9 @@ function prepareWriter(db: Db): "fts5" | "plain" {
     const row = db.prepare("SELECT value FROM recall_meta WHERE key = 'engine'").get() as
       { value: string } | undefined;
     engine = row?.value === "plain" ? "plain" : "fts5";
-    db.pragma("temp_store = MEMORY");
+    // history-store.ts sets it on opening (a migration's temp tables would forbid it later, in a
+    // transaction); a host's connection gets it here.
+    if (db.pragma("temp_store", { simple: true }) !== 2) db.pragma("temp_store = MEMORY");
     db.pragma("cache_size = -32768"); // 32 MiB: a grouped backfill transaction stays in memory
     engines.set(db, engine);
   }
@@ -347,6 +350,8 @@ function removeDeleted(
   deletions: { conversation: string; sourceKey: string }[],
 ): void {
   const touched = new Set<string>();
+  // Rare (a message deleted in an app): worth the key index, even mid first load.
+  if (deletions.length > 0) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
   for (const d of deletions) {
     statement(db, DELETE_RECORD).run(d.conversation, d.sourceKey);
     statement(db, DELETE_SOURCE_DOCUMENT).run(source, d.sourceKey, d.conversation);
@@ -392,8 +397,7 @@ function sameRawExists(db: Db, chunk: RawChunk): boolean {
  * indexed and its conversation has no title yet (a title its own file gave is never replaced).
  */
 function claimTitle(db: Db, claim: TitleClaim): void {
-  const doc = statement(db, FIND_DOCUMENT).get(claim.origin.source, claim.leaf) as
-    { conversation: string | null } | undefined;
+  const doc = findDocument(db, claim.origin.source, claim.leaf);
   if (!doc?.conversation) return;
   const titled = statement(db, CLAIM_TITLE).get(claim.title, doc.conversation) as
     { session: string | null } | undefined;
@@ -473,8 +477,7 @@ function writeRecord(
     write.fresh?.add(key);
   }
 
-  const doc = statement(db, FIND_DOCUMENT).get(conv.source, key) as
-    { id: number; conversation: string | null } | undefined;
+  const doc = findDocument(db, conv.source, key);
   if (doc && doc.conversation !== conv.id) return false; // the first conversation keeps it
   // A document inserted earlier gets its FTS row before a trigger deletes or rewrites it.
   if (doc && fts) flushFtsRow(db, doc.id);
@@ -530,8 +533,10 @@ function writeRecord(
       projectionVersion,
       fts ? 1 : 0,
     );
-    if (fts) queueFts(db, Number(info.lastInsertRowid), { title, body });
-    if (record.participants) writeParticipants(db, Number(info.lastInsertRowid), record.participants, false);
+    const id = Number(info.lastInsertRowid);
+    if (!noteDocument(db, conv.source, key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
+    if (fts) queueFts(db, id, { title, body });
+    if (record.participants) writeParticipants(db, id, record.participants, false);
   }
   return true;
 }

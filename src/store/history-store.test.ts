@@ -4,7 +4,10 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { chooseEngine, probeFts5 } from "./fts-probe.js";
-import { HISTORY_FILE, HISTORY_PAGE_SIZE, openHistoryStore } from "./history-store.js";
+import { HISTORY_FILE, HISTORY_PAGE_SIZE, openHistoryStore, registerFunctions } from "./history-store.js";
+import { migrate } from "./migrate.js";
+import { openDatabase } from "./open.js";
+import { HISTORY_MIGRATIONS } from "./schema/history.js";
 
 describe("FTS5 probe and engine choice", () => {
   it("finds FTS5 in the bundled SQLite build", () => {
@@ -103,4 +106,64 @@ describe("history store", () => {
     expect(reopened.db.pragma("page_size", { simple: true })).toBe(4096);
     reopened.close();
   });
+
+  it.each(["fts5", "plain"] as const)(
+    "v5 rebuilds an existing %s index's documents around a named key index, keeping ids, text search and links",
+    async (engine) => {
+      const t = tempDir();
+      cleanup = t.cleanup;
+      const file = path.join(t.dir, HISTORY_FILE);
+      const old = openDatabase(file);
+      registerFunctions(old);
+      await migrate({
+        db: old,
+        file,
+        migrations: HISTORY_MIGRATIONS.filter((m) => m.version <= 4),
+        context: { engine, projectionVersion: 1 },
+        backupDir: path.join(t.dir, "backups"),
+      });
+      insert(old, "a", "heron decision");
+      insert(old, "b", "egret follow-up");
+      old.prepare("DELETE FROM recall_documents WHERE source_key = 'a'").run();
+      insert(old, "c", "heron again");
+      old.prepare("INSERT INTO recall_document_participants (identity, document) VALUES ('peer-1', 3)").run();
+      const before = old.prepare("SELECT * FROM recall_documents ORDER BY id").all();
+      old.close();
+
+      const store = await openHistoryStore({ home: t.dir, projectionVersion: 1 });
+      const db = store.db;
+      expect(store.migration).toMatchObject({ from: 4, to: 5 });
+      expect(store.migration?.backup).toBeTruthy();
+      expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(before);
+      const indexes = db
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_documents'")
+        .all() as { name: string; sql: string | null }[];
+      expect(indexes.find((i) => i.name.startsWith("sqlite_autoindex"))).toBeUndefined();
+      expect(indexes.find((i) => i.name === "recall_documents_key")?.sql).toBe(
+        "CREATE UNIQUE INDEX recall_documents_key ON recall_documents (source, source_key)",
+      );
+      expect(indexes.map((i) => i.name)).toContain("recall_documents_job");
+      expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([3]);
+      expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+      // The triggers came back: new, changed and deleted documents reach the text index.
+      insert(db, "d", "heron late note");
+      db.prepare("UPDATE recall_documents SET body = 'egret revised' WHERE source_key = 'b'").run();
+      const found = (word: string) =>
+        (engine === "fts5"
+          ? db
+              .prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid")
+              .pluck()
+              .all(word)
+          : db.prepare("SELECT id FROM recall_plain WHERE folded LIKE ? ORDER BY id").pluck().all(`%${word}%`)
+        ).map(Number);
+      expect(found("heron")).toEqual([3, 4]);
+      expect(found("revised")).toEqual([2]);
+      db.prepare("DELETE FROM recall_documents WHERE source_key = 'c'").run();
+      expect(found("heron")).toEqual([4]);
+      expect(db.prepare("SELECT count(*) FROM recall_document_participants").pluck().get()).toBe(0);
+      expect(() => insert(db, "b", "a second b")).toThrow(/UNIQUE/);
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      store.close();
+    },
+  );
 });

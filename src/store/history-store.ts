@@ -80,6 +80,8 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
   const firstLoad = recoverFirstLoad(file, path.join(options.home, "backups"));
   const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
   try {
+    // The writer's statement journals stay in memory (indexer/ingest.ts).
+    db.pragma("temp_store = MEMORY");
     registerFunctions(db);
     const recorded = readMeta(db, "engine") as Engine | undefined;
     const engine = recorded ?? chooseEngine(options.engine, options.probe);

@@ -8,6 +8,11 @@ import type { Db } from "./open.js";
 export interface Migration<C = void> {
   version: number;
   name: string;
+  /**
+   * Runs with foreign keys off (SQLite's way to rebuild a table that others reference: dropping
+   * it with them on would first delete every referencing row), checked before its commit.
+   */
+  foreignKeysOff?: boolean;
   up(db: Db, context: C): void;
 }
 
@@ -110,13 +115,22 @@ export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateRes
   );
   const record = db.prepare(`INSERT INTO "${table}" (version, name, applied_at) VALUES (?, ?, ?)`);
   for (const step of pending) {
-    // IMMEDIATE takes the write lock up front; re-checking inside it makes two processes
-    // migrating at once apply each step exactly once.
-    db.transaction(() => {
-      if (currentVersion(db, table) >= step.version) return;
-      step.up(db, context);
-      record.run(step.version, step.name, (options.clock ?? Date.now)());
-    }).immediate();
+    // Only outside a transaction does the setting take effect.
+    const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
+    if (step.foreignKeysOff) db.pragma("foreign_keys = OFF");
+    try {
+      // IMMEDIATE takes the write lock up front; re-checking inside it makes two processes
+      // migrating at once apply each step exactly once.
+      db.transaction(() => {
+        if (currentVersion(db, table) >= step.version) return;
+        step.up(db, context);
+        if (step.foreignKeysOff && (db.pragma("foreign_key_check") as unknown[]).length > 0)
+          throw new RecallError("Internal", `migration ${step.version} (${step.name}) broke a foreign key`);
+        record.run(step.version, step.name, (options.clock ?? Date.now)());
+      }).immediate();
+    } finally {
+      if (step.foreignKeysOff) db.pragma(`foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
+    }
   }
   return { from, to: latest, backup };
 }

@@ -1,4 +1,8 @@
+import { deferDocumentKeys, documentKeysIndexed } from "./document-keys.js";
 import type { Db } from "./open.js";
+
+/** The documents' key (source, source key): every document write looks it up. */
+export const DOCUMENT_KEY_INDEX = "recall_documents_key";
 
 /** Serves the few writes that select documents by conversation (see restoreReadIndex). */
 export const CONVERSATION_INDEX = "recall_documents_conversation";
@@ -11,11 +15,14 @@ export const CONVERSATION_INDEX = "recall_documents_conversation";
  * 35 s store-only replay at 1M), so a foreground backfill drops those of empty tables (all of
  * them on a first backfill; the documents' after a reindex reset, when retained records and raw
  * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
- * Definitions are history-v1's, verbatim. Hit ids stay unique without their index meanwhile:
- * a source derives each from the (source, key) that the documents' own UNIQUE keeps single
+ * Definitions are history-v1's and v5's, verbatim. Hit ids stay unique without their index
+ * meanwhile: a source derives each from the (source, key) that the documents' key keeps single
  * (ensureReadIndexes still copes with a duplicate).
  */
 const READ_INDEXES: readonly { name: string; table: string; columns: string; unique?: boolean }[] = [
+  // Not a read index: the writers' key (history-v5.ts). Deferred all the same, with an exact
+  // in-memory stand-in for the writer's lookups meanwhile (store/document-keys.ts).
+  { name: DOCUMENT_KEY_INDEX, table: "recall_documents", columns: "(source, source_key)", unique: true },
   { name: "recall_documents_hit", table: "recall_documents", columns: "(hit_id)", unique: true },
   { name: CONVERSATION_INDEX, table: "recall_documents", columns: "(conversation)" },
   { name: "recall_documents_at", table: "recall_documents", columns: "(at)" },
@@ -48,6 +55,7 @@ export function dropReadIndexesIfEmpty(db: Db): boolean {
     for (const i of dropped) db.exec(`DROP INDEX IF EXISTS ${i.name}`);
   })();
   present.delete(db);
+  if (dropped.some((i) => i.name === DOCUMENT_KEY_INDEX)) deferDocumentKeys(db);
   return true;
 }
 
@@ -65,6 +73,7 @@ export function restoreReadIndex(db: Db, name: string): void {
   const index = READ_INDEXES.find((i) => i.name === name);
   if (!index) throw new Error(`not a read index: ${name}`);
   db.exec(create(index, "IF NOT EXISTS "));
+  if (name === DOCUMENT_KEY_INDEX) documentKeysIndexed(db);
   if (!known) present.set(db, (known = new Set()));
   known.add(name);
 }
@@ -98,6 +107,7 @@ export function ensureReadIndexes(db: Db): void {
         }
       }
     })();
+    documentKeysIndexed(db);
   } finally {
     db.pragma(`temp_store = ${Math.trunc(tempStore)}`);
     db.pragma(`cache_size = ${Math.trunc(cacheSize)}`);

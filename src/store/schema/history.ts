@@ -3,6 +3,7 @@ import { historyV1, type HistorySchemaContext } from "./history-v1.js";
 import { historyV2 } from "./history-v2.js";
 import { historyV3 } from "./history-v3.js";
 import { historyV4 } from "./history-v4.js";
+import { historyV5 } from "./history-v5.js";
 
 export type { HistorySchemaContext };
 
@@ -12,4 +13,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV2,
   historyV3,
   historyV4,
+  historyV5,
 ];

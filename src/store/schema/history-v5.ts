@@ -1,0 +1,49 @@
+import { RecallError } from "../../core/errors.js";
+import type { Migration } from "../migrate.js";
+import type { HistorySchemaContext } from "./history-v1.js";
+
+/** The documents' one key, as a named index a first backfill can defer (store/read-indexes.ts). */
+export const DOCUMENT_KEY_INDEX_SQL =
+  "CREATE UNIQUE INDEX recall_documents_key ON recall_documents (source, source_key)";
+
+/**
+ * Documents keep one row per (source, source key), now through a named unique index instead of
+ * the table's inline UNIQUE constraint, which SQLite cannot drop. Its keys (Claude and Codex
+ * record ids) are random, so each backfill group rewrote most of its pages; a first backfill
+ * builds it once at its end instead (measured: 7 to 9 s of a 36 s store-only replay at 1M).
+ * SQLite changes a table constraint only by rebuilding the table: ids (the FTS rowids) are
+ * copied as they are, and the table's indexes and triggers are created again verbatim.
+ */
+export const historyV5: Migration<HistorySchemaContext> = {
+  version: 5,
+  name: "documents key as a named unique index",
+  foreignKeysOff: true,
+  up(db) {
+    const table = (
+      db
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'recall_documents'")
+        .get() as {
+        sql: string;
+      }
+    ).sql;
+    const rebuilt = table
+      .replace(/,\s*UNIQUE \(source, source_key\)\s*\)$/, "\n      )")
+      .replace(/^CREATE TABLE recall_documents \(/, "CREATE TABLE recall_documents_v5 (");
+    if (rebuilt === table || !rebuilt.startsWith("CREATE TABLE recall_documents_v5 ("))
+      throw new RecallError("Internal", "recall_documents is not the table this migration expects");
+    const dependents = (
+      db
+        .prepare(
+          `SELECT sql FROM sqlite_master WHERE tbl_name = 'recall_documents' AND type IN ('index', 'trigger')
+             AND sql IS NOT NULL ORDER BY type, name`,
+        )
+        .all() as { sql: string }[]
+    ).map((r) => r.sql);
+    db.exec(rebuilt);
+    db.exec("INSERT INTO recall_documents_v5 SELECT * FROM recall_documents");
+    db.exec("DROP TABLE recall_documents");
+    db.exec("ALTER TABLE recall_documents_v5 RENAME TO recall_documents");
+    for (const sql of dependents) db.exec(sql);
+    db.exec(DOCUMENT_KEY_INDEX_SQL);
+  },
+};
