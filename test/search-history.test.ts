@@ -228,6 +228,9 @@ describe("search_history input (fts5)", () => {
       `transcript:opencode:${S3}:a3`,
     ]);
     expect(await ids({ project: "/p/alpha", agent: "claude" })).toEqual([`transcript:claude:${S1}:a1`]);
+    // A trailing slash names the same folder.
+    expect(await ids({ project: "/p/alpha//" })).toEqual(await ids({ project: "/p/alpha" }));
+    expect(await ids({ project: "/" })).toEqual([]);
     expect(await ids({ kind: "message" })).toEqual(["message:42"]);
     expect(await ids({ job: "deploy-job" })).toEqual(["message:42", "run:deploy-2026.log#2048"]);
     expect(await ids({ job: "deploy-job", kind: "run" })).toEqual(["run:deploy-2026.log#2048"]);

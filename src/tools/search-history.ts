@@ -28,7 +28,8 @@ export function toFilters(
 ): DocumentFilters {
   const f = input.filters ?? {};
   return {
-    project: f.project,
+    // Stored projects are normalised paths: `/code/app/` means `/code/app`.
+    project: f.project?.replace(/(.)[\\/]+$/, "$1"),
     sessions: f.session === undefined ? undefined : sessionsForAlias(db, f.session),
     job: f.job,
     agent: f.agent,
