@@ -226,6 +226,22 @@ describe("opencode", () => {
     expect(h.count("SELECT count(*) FROM recall_records")).toBe(1);
   });
 
+  it("counts a database file that will not open as malformed, once, and still reads storage/", async () => {
+    h = await createHarness();
+    const data = opencodeData(h.home);
+    storageSession(data, { id: "ses_store", title: "Stored", directory: "/nonexistent/oc" }, [
+      { id: "msg_2000", role: "user", text: "stored narwhal question", at: BASE_TIME },
+    ]);
+    writeFileSync(path.join(data, "opencode.db"), "not a database at all\n".repeat(400));
+    const malformed = () => h!.count("SELECT malformed FROM recall_source_stats WHERE source = 'opencode'");
+    h.index();
+    expect(h.search("narwhal")).toHaveLength(1);
+    expect(malformed()).toBe(1);
+    h.clock.advance(60_000);
+    h.index();
+    expect(malformed()).toBe(1);
+  });
+
   it("reads a WAL database with a live -wal file: recent rows found, database bytes unchanged", async () => {
     h = await createHarness();
     const file = path.join(opencodeData(h.home), "opencode.db");

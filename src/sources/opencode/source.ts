@@ -108,6 +108,7 @@ const LEGACY_FOLDERS = ["storage", "session", "info"];
 interface OpenDb {
   file: string;
   db: OpencodeDb | null;
+  /** The file is there but would not open as an opencode database (counted malformed once). */
   failed: boolean;
   /** Sessions whose messages need a look, in the order they were queued. */
   queue: Map<string, SessionRow | null>;
@@ -232,7 +233,7 @@ export class OpencodeSource implements Source {
     let sessionRows = budget.maxSessionRows;
     let idle = true;
     for (const entry of this.dbs.values()) {
-      const db = this.openDb(entry);
+      const db = this.openDb(entry, batch);
       if (!db) continue;
       const used = this.syncDatabase(entry, db, view, batch, budget, sessionRows);
       sessionRows -= used.sessionRows;
@@ -303,10 +304,14 @@ export class OpencodeSource implements Source {
     }
   }
 
-  private openDb(entry: OpenDb): OpencodeDb | null {
+  private openDb(entry: OpenDb, batch: SourceBatch): OpencodeDb | null {
     if (entry.db) return entry.db;
     try {
       statSync(entry.file);
+    } catch {
+      return null; // gone: its retained history stays
+    }
+    try {
       entry.db = new OpencodeDb(entry.file);
       entry.failed = false;
       // Data versions are the connection's own: a new one compares with nothing seen before.
@@ -314,6 +319,8 @@ export class OpencodeSource implements Source {
       entry.readAt.clear();
       return entry.db;
     } catch {
+      // There but unreadable (not SQLite, corrupt): counted once, retried every tick.
+      if (!entry.failed) batch.counters.malformed += 1;
       entry.failed = true;
       return null;
     }
