@@ -210,4 +210,29 @@ describe("recall index / forget / export", () => {
     );
     expect(runCli(["status"], env).stdout).toMatch(/claude-code .* pruned\)/);
   });
+
+  it("says where it looked when it finds no agent history at all", () => {
+    const withHistory = setup().env;
+    const t = tempDir();
+    const previous = cleanup;
+    cleanup = () => {
+      previous();
+      t.cleanup();
+    };
+    const home = path.join(t.dir, "empty-home");
+    mkdirSync(home);
+    const env = {
+      HOME: home,
+      RECALL_HOME: path.join(t.dir, "recall"),
+      XDG_DATA_HOME: "",
+      XDG_CONFIG_HOME: "",
+    };
+    const run = runCli(["index"], env);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(
+      `No agent history found. recall looked in: Claude Code ${path.join(home, ".claude")}`,
+    );
+    const found = runCli(["index"], withHistory);
+    expect(found.stdout).not.toContain("No agent history found");
+  });
 });

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Env } from "../../config/paths.js";
+import { agentRoots, type Env } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
 import type { BackfillResult } from "../../indexer/backfill.js";
 import { sourceCoverage, type SourceCoverage } from "../../indexer/coverage.js";
@@ -90,6 +90,17 @@ function formatSummary(summary: IndexSummary): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** When no source found anything: where recall looked, and what moves it. */
+function nothingFound(summary: IndexSummary, env: Env): string {
+  if (summary.sources.some((s) => s.files > 0 || s.documents > 0)) return "";
+  const roots = agentRoots(env);
+  return (
+    `No agent history found. recall looked in: Claude Code ${roots.claude.join(", ")} (CLAUDE_CONFIG_DIR), ` +
+    `Codex ${roots.codex} (CODEX_HOME), opencode ${roots.opencodeDb ?? roots.opencodeDataDir} ` +
+    `(XDG_DATA_HOME, OPENCODE_DB), Dyad ${roots.dyadUserData} (XDG_CONFIG_HOME).\n`
+  );
+}
+
 export function showProgress(bar: Progress | null, p: WorkProgress): void {
   if (!bar || !p) return;
   if (p.phase === "reset") bar.update(0, 1);
@@ -160,7 +171,7 @@ export const indexCommand: CommandModule = {
           });
           summary.by = work.by;
           if (flags.json) printJson(summary);
-          else process.stdout.write(formatSummary(summary));
+          else process.stdout.write(formatSummary(summary) + nothingFound(summary, env));
         } finally {
           bar?.stop();
           store.close();
