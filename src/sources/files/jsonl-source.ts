@@ -381,9 +381,7 @@ export class JsonlFileSource implements Source {
     t.size = found.size;
     t.mtime = found.mtime;
     t.pending = 0;
-    const at = `${found.size}:${found.mtime}`;
-    if (t.unreadable !== at) batch.counters.malformed += 1;
-    t.unreadable = at;
+    countUnreadable(t, batch, found.size, found.mtime);
   }
 
   /** Cheap check: does the file look different from its last checkpoint? */
@@ -631,12 +629,9 @@ export class JsonlFileSource implements Source {
       live.parser.drain(sink);
     }
     live.countedEnd = Math.max(live.countedEnd, live.readEnd);
-    if (bytes instanceof ZstdByteSource && bytes.failure !== null && exhausted) {
-      // Read up to where decoding failed: the rest waits until the file changes.
-      const at = `${storedSize}:${mtime}`;
-      if (t.unreadable !== at) batch.counters.malformed += 1;
-      t.unreadable = at;
-    }
+    // Read up to where decoding failed: the rest waits until the file changes.
+    if (bytes instanceof ZstdByteSource && bytes.failure !== null && exhausted)
+      countUnreadable(t, batch, storedSize, mtime);
     assignTimes(batch.rawChunks, rawStart, sink.times);
     this.doneBytes += used;
 
@@ -807,6 +802,13 @@ export class JsonlFileSource implements Source {
     };
     return sink;
   }
+}
+
+/** Counts a file malformed once for each size and mtime at which it is found unreadable. */
+function countUnreadable(t: Tracked, batch: SourceBatch, size: number, mtime: number): void {
+  const at = `${size}:${mtime}`;
+  if (t.unreadable !== at) batch.counters.malformed += 1;
+  t.unreadable = at;
 }
 
 /** Where a batch's lists and counters stood before one file's poll. */
