@@ -265,6 +265,10 @@ describe("read_chat", () => {
     const last = await read({ chat_id: ids.busyChat, offset: 9_998, limit: 5 }, ctxA());
     expect(last.messages).toHaveLength(2);
     expect(last.has_more_after).toBe(false);
+    // Past the end: nothing here, and the way back is the chat's last page.
+    const beyond = await read({ chat_id: ids.busyChat, offset: 20_000 }, ctxA());
+    expect(beyond.messages).toEqual([]);
+    expect(beyond.continuation).toEqual({ previous_offset: 9_990, next_offset: null });
   });
 
   it("returns the first ten messages with no mode arguments", async () => {

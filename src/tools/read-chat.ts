@@ -127,8 +127,10 @@ export function fitReadOutput(
     fitted.output_truncated = true;
   }
   const end = fitted.offset + fitted.messages.length;
+  // An offset past the end continues with the chat's last page, not another empty one.
+  const start = Math.min(fitted.offset, fitted.chat.total_messages);
   fitted.continuation = {
-    previous_offset: fitted.has_more_before ? Math.max(0, fitted.offset - READ_CHAT_DEFAULTS.limit) : null,
+    previous_offset: fitted.has_more_before ? Math.max(0, start - READ_CHAT_DEFAULTS.limit) : null,
     next_offset: fitted.has_more_after ? end : null,
   };
   return fitted;
