@@ -70,6 +70,8 @@ export async function createHarness(
         clock,
         limits: opts.limits,
         rawMaxBytesPerSource: opts.rawMaxBytesPerSource ?? null,
+        // As `recall index` runs: an empty index's first backfill defers its indexes.
+        deferReadIndexes: true,
       });
     },
     tick(limits) {
