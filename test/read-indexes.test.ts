@@ -225,4 +225,20 @@ describe("read indexes deferred by a foreground first backfill", () => {
     expect(presentIndexes(h)).toContain("recall_documents_key");
     expect(h.store.db.pragma("integrity_check", { simple: true })).toBe("ok");
   });
+
+  it("a writer without the key index or its stand-in (a first load killed mid-way) builds the index before writing", async () => {
+    h = await createHarness();
+    writeSessions(h, 2);
+    h.index();
+    // What another connection's killed first load leaves: no key index, and no stand-in here.
+    h.store.db.exec("DROP INDEX recall_documents_key");
+    writeSessions(h, 4);
+    h.clock.advance(60_000);
+    h.tick();
+    expect(presentIndexes(h)).toContain("recall_documents_key");
+    const plan = h.store.db
+      .prepare("EXPLAIN QUERY PLAN SELECT id FROM recall_documents WHERE source = ? AND source_key = ?")
+      .all("claude-code", "u0-0") as { detail: string }[];
+    expect(plan.map((p) => p.detail).join()).toMatch(/recall_documents_key/);
+  });
 });

@@ -240,6 +240,28 @@ describe("incremental JSONL sources", () => {
     expect(docs(h)).toHaveLength(13);
     expect(h.count("SELECT malformed FROM recall_source_stats WHERE source = 'claude-code'")).toBe(0);
     expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
+
+    // Emptied (a new epoch), then written again: growth from nothing, not another rewrite.
+    truncateSync(file, 0);
+    h.clock.advance(60_000);
+    h.index();
+    const epoch = () =>
+      (
+        JSON.parse(
+          h!.store.db
+            .prepare("SELECT state FROM recall_checkpoints WHERE source = 'claude-code'")
+            .pluck()
+            .get() as string,
+        ) as { epoch: number }
+      ).epoch;
+    const emptied = epoch();
+    for (const line of lines.slice(0, 2)) {
+      appendFileSync(file, line);
+      h.clock.advance(60_000);
+      h.index();
+    }
+    expect(epoch()).toBe(emptied);
+    expect(docs(h)).toHaveLength(2);
   });
 
   it("keeps a deleted transcript searchable and readable, exports it byte for byte, and rebuilds from it", async () => {

@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { Clock } from "../core/clock.js";
 import type { Db } from "../store/open.js";
 import { beginFirstLoad, isEmptyIndex, type FirstLoad } from "../store/first-load.js";
-import { dropReadIndexesIfEmpty, ensureReadIndexes } from "../store/read-indexes.js";
+import { dropReadIndexesIfEmpty, ensureReadIndexes, forgetIndexState } from "../store/read-indexes.js";
 import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
 import { indexView } from "./checkpoints.js";
 import { ftsGroup } from "./fts-queue.js";
@@ -241,6 +241,7 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
     } catch (error) {
       // The connection goes on serving (the worker retries): back to the usual durability.
       firstLoad?.end();
+      forgetIndexState(db);
       throw error;
     }
   };

@@ -1,6 +1,6 @@
 import { projectChatMessage, projectTranscriptTurnBoth } from "../projection/index.js";
 import type { Db } from "../store/open.js";
-import { findDocument, noteDocument } from "../store/document-keys.js";
+import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
 import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { statement } from "../store/statements.js";
 import type {
@@ -165,8 +165,8 @@ function prepareWriter(db: Db): "fts5" | "plain" {
     const row = db.prepare("SELECT value FROM recall_meta WHERE key = 'engine'").get() as
       { value: string } | undefined;
     engine = row?.value === "plain" ? "plain" : "fts5";
-    // history-store.ts sets it on opening (a migration's temp tables would forbid it later, in a
-    // transaction); a host's connection gets it here.
+    // history-store.ts sets it on opening (a migration's temporary files would forbid setting it
+    // here, inside a transaction); a host's connection gets it here.
     if (db.pragma("temp_store", { simple: true }) !== 2) db.pragma("temp_store = MEMORY");
     db.pragma("cache_size = -32768"); // 32 MiB: a grouped backfill transaction stays in memory
     engines.set(db, engine);
@@ -204,6 +204,9 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
   const compressed = batch.rawChunks.map((chunk) => compressRaw(chunk.bytes));
   const engine = prepareWriter(db);
   const fts = engine === "fts5";
+  // Every document write looks its key up: without the index or its stand-in (a first load
+  // killed before its end, then another writer), each would scan the table.
+  if (!documentKeysDeferred(db)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
   const write = () => {
     const tombstones = loadTombstones(db);
     // These statements' triggers delete or rewrite FTS rows, which must exist by then.

@@ -89,6 +89,11 @@ export function deferDocumentKeys(db: Db): void {
   tables.set(db, table);
 }
 
+/** Whether keys are looked up in memory on this connection (the index is deferred). */
+export function documentKeysDeferred(db: Db): boolean {
+  return tables.has(db);
+}
+
 /** The key index exists again on this connection. */
 export function documentKeysIndexed(db: Db): void {
   tables.delete(db);

@@ -80,8 +80,6 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
   const firstLoad = recoverFirstLoad(file, path.join(options.home, "backups"));
   const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
   try {
-    // The writer's statement journals stay in memory (indexer/ingest.ts).
-    db.pragma("temp_store = MEMORY");
     registerFunctions(db);
     const recorded = readMeta(db, "engine") as Engine | undefined;
     const engine = recorded ?? chooseEngine(options.engine, options.probe);
@@ -95,6 +93,9 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
     // A first backfill that stopped before its end left them out (store/read-indexes.ts). One
     // still running builds them at its end: building them now would wait on its write lock.
     if (firstLoad !== "running") ensureReadIndexes(db);
+    // The writer's statement journals stay in memory (indexer/ingest.ts); set here, outside any
+    // transaction, once a migration's sorts (on temporary files) are done.
+    db.pragma("temp_store = MEMORY");
     return {
       db,
       file,

@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -122,4 +123,45 @@ describe("migration executor", () => {
     expect(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
     db.close();
   });
+
+  it("a process opening while another applies a long step waits for it instead of failing busy", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "a.db");
+    const dist = (name: string) =>
+      JSON.stringify(
+        new URL(`./${name}.ts`, import.meta.url).pathname.replace(/\.ts$/, ".js").replace("/src/", "/dist/"),
+      );
+    // The other process holds the write lock in its step for longer than the usual 5 s busy timeout.
+    const script = `
+      import { migrate } from ${dist("migrate")};
+      import { openDatabase } from ${dist("open")};
+      const db = openDatabase(${JSON.stringify(file)});
+      await migrate({ db, file: null, context: undefined, backupDir: ${JSON.stringify(t.dir)}, migrations: [
+        { version: 1, name: "slow", up: (d) => { d.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY)");
+          console.log("locked"); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6500); } },
+      ] });
+      db.close();`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve) =>
+      child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve()),
+    );
+    const db = openDatabase(file);
+    const result = await migrate({
+      db,
+      file: null,
+      context: undefined,
+      backupDir: t.dir,
+      migrations: [
+        { version: 1, name: "slow", up: (d) => d.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY)") },
+      ],
+    });
+    expect(result).toMatchObject({ from: 0, to: 1 });
+    expect(db.prepare("SELECT count(*) FROM recall_migrations").pluck().get()).toBe(1);
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    db.close();
+    await new Promise((resolve) => child.on("exit", resolve));
+  }, 20_000);
 });

@@ -114,25 +114,45 @@ export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateRes
     `CREATE TABLE IF NOT EXISTS "${table}" (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
   );
   const record = db.prepare(`INSERT INTO "${table}" (version, name, applied_at) VALUES (?, ?, ?)`);
-  for (const step of pending) {
-    // Only outside a transaction does the setting take effect.
-    const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
-    if (step.foreignKeysOff) db.pragma("foreign_keys = OFF");
-    try {
-      // IMMEDIATE takes the write lock up front; re-checking inside it makes two processes
-      // migrating at once apply each step exactly once.
-      db.transaction(() => {
-        if (currentVersion(db, table) >= step.version) return;
-        step.up(db, context);
-        if (step.foreignKeysOff && (db.pragma("foreign_key_check") as unknown[]).length > 0)
-          throw new RecallError("Internal", `migration ${step.version} (${step.name}) broke a foreign key`);
-        record.run(step.version, step.name, (options.clock ?? Date.now)());
-      }).immediate();
-    } finally {
-      if (step.foreignKeysOff) db.pragma(`foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
-    }
+  // A step may rebuild a large table: another process opening meanwhile waits it out.
+  const busyTimeout = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma(`busy_timeout = ${Math.max(busyTimeout, MIGRATION_WAIT_MS)}`);
+  try {
+    for (const step of pending) applyStep(db, step, context, table, record, options.clock ?? Date.now);
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeout}`);
   }
   return { from, to: latest, backup };
+}
+
+/** How long a process waits for another one's migration step (a table rebuild at 1M documents: about 10 s). */
+const MIGRATION_WAIT_MS = 10 * 60_000;
+
+/** One step in its own transaction, with its version record. */
+function applyStep<C>(
+  db: Db,
+  step: Migration<C>,
+  context: C,
+  table: string,
+  record: Database.Statement,
+  clock: () => number,
+): void {
+  // Only outside a transaction does the setting take effect.
+  const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
+  if (step.foreignKeysOff) db.pragma("foreign_keys = OFF");
+  try {
+    // IMMEDIATE takes the write lock up front; re-checking inside it makes two processes
+    // migrating at once apply each step exactly once.
+    db.transaction(() => {
+      if (currentVersion(db, table) >= step.version) return;
+      step.up(db, context);
+      if (step.foreignKeysOff && (db.pragma("foreign_key_check") as unknown[]).length > 0)
+        throw new RecallError("Internal", `migration ${step.version} (${step.name}) broke a foreign key`);
+      record.run(step.version, step.name, clock());
+    }).immediate();
+  } finally {
+    if (step.foreignKeysOff) db.pragma(`foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
+  }
 }
 
 /** A backup file name's time part: an ISO time without the characters some filesystems refuse. */

@@ -63,6 +63,14 @@ export function dropReadIndexesIfEmpty(db: Db): boolean {
 const present = new WeakMap<Db, Set<string>>();
 
 /**
+ * After a rolled-back transaction, an index this connection built inside it may be gone again:
+ * the next restore asks the schema.
+ */
+export function forgetIndexState(db: Db): void {
+  present.delete(db);
+}
+
+/**
  * Builds one read index now if a first load dropped it: a file replaced mid-load resets its
  * conversation's documents, and a chat renamed mid-load retitles them, by conversation. Those
  * are rare, and without the index each would scan every document.

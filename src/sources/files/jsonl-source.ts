@@ -748,6 +748,7 @@ export class JsonlFileSource implements Source {
       ...live.state,
       epoch: live.state.epoch + 1,
       rawEnd: 0,
+      tail: null,
     });
   }
 
