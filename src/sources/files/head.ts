@@ -6,10 +6,15 @@ export const HEAD_BYTES = 4096;
 
 /** Reads up to `length` bytes from the start of a source. */
 export function readHead(source: ByteSource, length = HEAD_BYTES): Buffer {
+  return readRange(source, 0, length);
+}
+
+/** Reads `[start, end)` of a source, or as much of it as the source holds. */
+function readRange(source: ByteSource, start: number, end: number): Buffer {
   const parts: Buffer[] = [];
   let got = 0;
-  while (got < length) {
-    const piece = source.read(got, length - got);
+  while (start + got < end) {
+    const piece = source.read(start + got, end - start - got);
     if (piece.length === 0) break;
     parts.push(piece);
     got += piece.length;
@@ -43,20 +48,7 @@ export function sameHead(source: ByteSource, recorded: string | null | undefined
 }
 
 /** How many bytes before a file's read end identify what was read there. */
-export const TAIL_BYTES = 4096;
-
-/** Reads `[start, end)` of a source (at most TAIL_BYTES apart). */
-function readRange(source: ByteSource, start: number, end: number): Buffer {
-  const parts: Buffer[] = [];
-  let got = 0;
-  while (start + got < end) {
-    const piece = source.read(start + got, end - start - got);
-    if (piece.length === 0) break;
-    parts.push(piece);
-    got += piece.length;
-  }
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, got);
-}
+const TAIL_BYTES = 4096;
 
 /**
  * `<end>:<sha1 hex>` of the bytes just before `end` (null at 0). Recorded with a plain file's

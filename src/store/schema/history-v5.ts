@@ -3,7 +3,7 @@ import type { Migration } from "../migrate.js";
 import type { HistorySchemaContext } from "./history-v1.js";
 
 /** The documents' one key, as a named index a first backfill can defer (store/read-indexes.ts). */
-export const DOCUMENT_KEY_INDEX_SQL =
+const DOCUMENT_KEY_INDEX_SQL =
   "CREATE UNIQUE INDEX recall_documents_key ON recall_documents (source, source_key)";
 
 /**
