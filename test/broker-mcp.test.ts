@@ -5,6 +5,7 @@
  * running broker over its authenticated local channel and keeps session aliases.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import Database from "better-sqlite3";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -133,6 +134,10 @@ describe("broker election between recall mcp processes", () => {
       return out.coverage.every((c) => c.state === "ready") ? out : undefined;
     });
 
+    // What a first load killed before its end leaves: read indexes and the documents' key absent.
+    const db = new Database(path.join(recallHome, "history.db"));
+    db.exec("DROP INDEX recall_documents_session; DROP INDEX recall_documents_key");
+    db.close();
     first.dead = true;
     process.kill(first.pid, "SIGKILL");
     appendFileSync(
@@ -148,6 +153,18 @@ describe("broker election between recall mcp processes", () => {
     const tookOver = Date.now();
     await until("the survivor to take over", () => (isBroker(survivor) ? true : undefined), 10_000);
     expect(Date.now() - tookOver).toBeLessThan(10_000);
+    // The new broker builds them back.
+    await until("the indexes rebuilt", () => {
+      const check = new Database(path.join(recallHome, "history.db"), { readonly: true });
+      const names = check
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE name IN ('recall_documents_session', 'recall_documents_key')",
+        )
+        .pluck()
+        .all();
+      check.close();
+      return names.length === 2 ? true : undefined;
+    });
     const after = await until("the appended line indexed by the new broker", async () => {
       const out = await search(survivor, "pelican");
       return out.hits.length > 0 ? out : undefined;

@@ -6,9 +6,8 @@ import { forget, ForgetScope } from "../indexer/forget.js";
 import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
-import { registerFunctions } from "../store/history-store.js";
+import { readyWriter, registerFunctions } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
-import { ensureReadIndexes } from "../store/read-indexes.js";
 import { createTermStatsJob } from "./term-stats-job.js";
 
 /** How long one idle cycle may spend on term statistics (each term is one FTS5 pass). */
@@ -43,8 +42,8 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
         // The worker writes through its own connection; searches keep reading through theirs.
         writer = openDatabase(options.file);
         registerFunctions(writer);
-        // What a first load killed before its end left out (the loader was the broker before).
-        ensureReadIndexes(writer);
+        // The broker before may have been a first load killed before its end.
+        readyWriter(writer, { buildMissingIndexes: true });
         const termStats = createTermStatsJob(writer);
         const w = createIndexWorker({
           db: writer,

@@ -55,6 +55,17 @@ export function readMeta(db: Db, key: string): string | undefined {
 }
 
 /**
+ * Readies a writer connection to a current history.db (after its migrations): builds the read
+ * indexes a first backfill stopped before its end left out (store/read-indexes.ts), and keeps
+ * statement journals in memory (indexer/ingest.ts), set outside any transaction and after a
+ * migration's sorts, which use temporary files.
+ */
+export function readyWriter(db: Db, options: { buildMissingIndexes: boolean }): void {
+  if (options.buildMissingIndexes) ensureReadIndexes(db);
+  db.pragma("temp_store = MEMORY");
+}
+
+/**
  * Opens (creating or migrating as needed) the standalone index at RECALL_HOME/history.db.
  * Readers open it read-only and never migrate: an index that does not exist yet is a
  * NotFound, never an empty result.
@@ -90,12 +101,8 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
       context: { engine, projectionVersion: options.projectionVersion },
       backupDir: path.join(options.home, "backups"),
     });
-    // A first backfill that stopped before its end left them out (store/read-indexes.ts). One
-    // still running builds them at its end: building them now would wait on its write lock.
-    if (firstLoad !== "running") ensureReadIndexes(db);
-    // The writer's statement journals stay in memory (indexer/ingest.ts); set here, outside any
-    // transaction, once a migration's sorts (on temporary files) are done.
-    db.pragma("temp_store = MEMORY");
+    // One still running builds them at its end: building them now would wait on its write lock.
+    readyWriter(db, { buildMissingIndexes: firstLoad !== "running" });
     return {
       db,
       file,
