@@ -32,6 +32,8 @@ export interface Harness {
   restart(options?: { maxLineBytes?: number }): void;
   search(query: string, filters?: DocumentFilters, limit?: number): HistoryHit[];
   count(sql: string, ...params: unknown[]): number;
+  /** The source's malformed counter (0 before its first batch). */
+  malformed(source: string): number;
   close(): void;
 }
 
@@ -87,6 +89,12 @@ export async function createHarness(
     count(sql, ...params) {
       const row = store.db.prepare(sql).get(...params) as Record<string, number>;
       return Number(Object.values(row)[0]);
+    },
+    malformed(source) {
+      return harness.count(
+        "SELECT coalesce(sum(malformed), 0) FROM recall_source_stats WHERE source = ?",
+        source,
+      );
     },
     close() {
       for (const s of harness.sources) s.close?.();

@@ -238,7 +238,7 @@ describe("incremental JSONL sources", () => {
     expect(h.search("egret")).toHaveLength(1);
     expect(h.search("line 10 of the heron")).toHaveLength(0);
     expect(docs(h)).toHaveLength(13);
-    expect(h.count("SELECT malformed FROM recall_source_stats WHERE source = 'claude-code'")).toBe(0);
+    expect(h.malformed("claude-code")).toBe(0);
     expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
 
     // Emptied (a new epoch), then written again: growth from nothing, not another rewrite.
@@ -554,14 +554,12 @@ describe("incremental JSONL sources", () => {
     mkdirSync(dir, { recursive: true });
     const thread = "019a0000-3333-7333-8444-555566667777";
     writeFileSync(path.join(dir, `rollout-2026-06-03T09-00-00-${thread}.jsonl.zst`), "garbage\n");
-    const malformed = () =>
-      h!.count("SELECT coalesce(sum(malformed), 0) FROM recall_source_stats WHERE source = 'codex'");
     h.index();
     expect(h.search("wombat")).toHaveLength(1);
-    expect(malformed()).toBe(1);
+    expect(h.malformed("codex")).toBe(1);
     h.clock.advance(60_000);
     h.index();
-    expect(malformed()).toBe(1);
+    expect(h.malformed("codex")).toBe(1);
   });
 
   it("a file whose parser throws is rewound, counted malformed, and stops no other file", async () => {
@@ -595,7 +593,7 @@ describe("incremental JSONL sources", () => {
       .all();
     expect(checkpoints).toEqual(["good.jsonl"]);
     expect(h.count("SELECT count(*) FROM recall_raw_chunks WHERE source = 'odd'")).toBe(1);
-    expect(h.count("SELECT malformed FROM recall_source_stats WHERE source = 'odd'")).toBe(1);
+    expect(h.malformed("odd")).toBe(1);
   });
 
   it("a .jsonl.zst cut short while written gives what decodes, and the rest once it is whole", async () => {

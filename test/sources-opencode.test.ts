@@ -233,13 +233,12 @@ describe("opencode", () => {
       { id: "msg_2000", role: "user", text: "stored narwhal question", at: BASE_TIME },
     ]);
     writeFileSync(path.join(data, "opencode.db"), "not a database at all\n".repeat(400));
-    const malformed = () => h!.count("SELECT malformed FROM recall_source_stats WHERE source = 'opencode'");
     h.index();
     expect(h.search("narwhal")).toHaveLength(1);
-    expect(malformed()).toBe(1);
+    expect(h.malformed("opencode")).toBe(1);
     h.clock.advance(60_000);
     h.index();
-    expect(malformed()).toBe(1);
+    expect(h.malformed("opencode")).toBe(1);
   });
 
   it("reads a WAL database with a live -wal file: recent rows found, database bytes unchanged", async () => {
