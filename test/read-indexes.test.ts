@@ -29,6 +29,23 @@ function presentIndexes(h: Harness): string[] {
   return rows.map((r) => r.name).filter((n) => names.includes(n));
 }
 
+/**
+ * FTS5's merge setting, and how many segments hold its postings: FTS5 numbers a segment's pages
+ * from segid << 37 (fts5Int.h, fts5_dri), below that only its averages and structure records.
+ */
+function ftsState(h: Harness): { automerge: unknown; segments: number; deferredNote: boolean } {
+  const db = h.store.db;
+  return {
+    automerge: db.prepare("SELECT v FROM recall_fts_config WHERE k = 'automerge'").pluck().get() ?? null,
+    segments: db
+      .prepare("SELECT count(DISTINCT id >> 37) FROM recall_fts_data WHERE id >= 1 << 37")
+      .pluck()
+      .get() as number,
+    deferredNote:
+      db.prepare("SELECT 1 FROM recall_meta WHERE key = 'fts_merges_deferred'").get() !== undefined,
+  };
+}
+
 function writeSessions(h: Harness, sessions: number): void {
   const dir = path.join(claudeProjects(h.home), "-nonexistent-recall-test-proj");
   mkdirSync(dir, { recursive: true });
@@ -86,17 +103,69 @@ describe("read indexes deferred by a foreground first backfill", () => {
     expect(h.store.db.pragma("cache_size", { simple: true })).toBe(-32768);
   });
 
-  it("are kept when the index already holds documents", async () => {
+  it("are kept when the index already holds documents, and FTS5 merges as usual", async () => {
     h = await createHarness();
     writeSessions(h, 1);
     h.index();
     writeSessions(h, 4);
     h.clock.advance(60_000);
     const seen: number[] = [];
+    const automerge: unknown[] = [];
     const harness = h;
-    run(h, { onGroupEnd: () => seen.push(presentIndexes(harness).length) });
+    run(h, {
+      onGroupEnd: () => {
+        seen.push(presentIndexes(harness).length);
+        automerge.push(ftsState(harness).automerge);
+      },
+    });
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((n) => n === names.length)).toBe(true);
+    expect(automerge.every((a) => a !== 0)).toBe(true);
+  });
+
+  it("defer FTS5's merges too: none while it runs, its segments merged into one at its end", async () => {
+    h = await createHarness();
+    writeSessions(h, 8);
+    const harness = h;
+    const during: ReturnType<typeof ftsState>[] = [];
+    run(h, { onGroupEnd: () => during.push(ftsState(harness)) });
+    expect(during.every((s) => s.automerge === 0 && s.deferredNote)).toBe(true);
+    // One segment per group flushed, never merged meanwhile (FTS5's default merges at 4).
+    expect(Math.max(...during.map((s) => s.segments))).toBeGreaterThanOrEqual(6);
+    expect(ftsState(h)).toEqual({ automerge: 4, segments: 1, deferredNote: false });
+    expect(h.store.db.prepare("SELECT v FROM recall_fts_config WHERE k = 'crisismerge'").pluck().get()).toBe(
+      16,
+    );
+    h.store.db.exec("INSERT INTO recall_fts (recall_fts) VALUES ('integrity-check')");
+    expect(h.search("heron")).toHaveLength(40);
+  });
+
+  it("a writer opening after a first load killed mid-way restores FTS5's merging and merges what it left", async () => {
+    h = await createHarness();
+    writeSessions(h, 6);
+    // What a killed load leaves: indexes dropped, merges off, segments flushed, nothing rebuilt.
+    expect(dropReadIndexesIfEmpty(h.store.db)).toBe(true);
+    for (let i = 0; i < 6; i++) h.tick({ maxRecords: 5 });
+    const killed = ftsState(h);
+    expect(killed.automerge).toBe(0);
+    expect(killed.segments).toBeGreaterThanOrEqual(5);
+    h.store.close();
+    const reopened = await openHistoryStore({ home: h.recallHome, projectionVersion: PROJECTION_VERSION });
+    try {
+      const automerge = reopened.db.prepare("SELECT v FROM recall_fts_config WHERE k = 'automerge'").pluck();
+      expect(automerge.get()).toBe(4);
+      expect(
+        reopened.db
+          .prepare("SELECT count(DISTINCT id >> 37) FROM recall_fts_data WHERE id >= 1 << 37")
+          .pluck()
+          .get(),
+      ).toBe(1);
+      expect(
+        reopened.db.prepare("SELECT 1 FROM recall_meta WHERE key = 'fts_merges_deferred'").get(),
+      ).toBeUndefined();
+    } finally {
+      reopened.close();
+    }
   });
 
   it("after a reindex reset, only the documents' are dropped: retained records and raw chunks keep theirs", async () => {

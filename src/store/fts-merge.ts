@@ -32,3 +32,57 @@ export function mergeStep(db: Db): boolean {
   // The command itself counts as one change; more means segments were written.
   return (changes.get() as number) - start > 1;
 }
+
+/** recall_meta's note that a first load turned FTS5's automerge off (history.db only). */
+const DEFERRED_META = "fts_merges_deferred";
+/** FTS5's own defaults, which history.db keeps outside a first load. */
+const DEFAULT_AUTOMERGE = 4;
+const DEFAULT_CRISISMERGE = 16;
+/** Below FTS5's ceiling of 2,000 segments a level: a first load's flushes are never merged. */
+const FIRST_LOAD_CRISISMERGE = 1999;
+
+function hasFts(db: Db): boolean {
+  return statement(db, "SELECT 1 FROM sqlite_master WHERE name = 'recall_fts_config'").get() !== undefined;
+}
+
+/**
+ * A first backfill's FTS5 merges, deferred to its end. With automerge on, each flushed segment
+ * is merged up level by level while the index grows, so a first load rewrites its postings
+ * several times over. Measured on a 1M-message first load: 9.47 GB written before, 8.80 GB with
+ * the merges deferred (the closing 'optimize' took 1.2 s), and 8 and 11 % less wall time in two
+ * alternating pairs of runs. Called inside the transaction that drops the read indexes: the note
+ * in recall_meta commits with the setting, so a writer opening after a load killed before its
+ * end merges (mergeDeferredFts).
+ */
+export function deferFtsMerges(db: Db): void {
+  if (!hasFts(db)) return;
+  db.exec(`
+    INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', 0);
+    INSERT INTO recall_fts (recall_fts, rank) VALUES ('crisismerge', ${FIRST_LOAD_CRISISMERGE});
+    INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('${DEFERRED_META}', '1');
+  `);
+}
+
+export function ftsMergesDeferred(db: Db): boolean {
+  return statement(db, "SELECT 1 FROM recall_meta WHERE key = ?").get(DEFERRED_META) !== undefined;
+}
+
+/**
+ * After a first load (or one killed before its end): FTS5's default merging again, and every
+ * segment the load flushed merged into one ('optimize': about 1 s at 1M documents, in bounded
+ * memory). Returns whether there was anything to do.
+ */
+export function mergeDeferredFts(db: Db): boolean {
+  if (!ftsMergesDeferred(db)) return false;
+  db.transaction(() => {
+    if (hasFts(db)) {
+      db.exec(`
+        INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', ${DEFAULT_AUTOMERGE});
+        INSERT INTO recall_fts (recall_fts, rank) VALUES ('crisismerge', ${DEFAULT_CRISISMERGE});
+        INSERT INTO recall_fts (recall_fts) VALUES ('optimize');
+      `);
+    }
+    statement(db, "DELETE FROM recall_meta WHERE key = ?").run(DEFERRED_META);
+  })();
+  return true;
+}
