@@ -235,4 +235,74 @@ describe("recall index / forget / export", () => {
     const found = runCli(["index"], withHistory);
     expect(found.stdout).not.toContain("No agent history found");
   });
+  it("opens a hit id's conversation at the hit, pages back with --before, and refuses mixed cursors", () => {
+    const { home, env } = setup();
+    const run = (...args: string[]) => runCli(args, env);
+    const session = "9d4e5f6a-7b8c-4d9e-8f0a-2b3c4d5e6f7a";
+    let text = "";
+    for (let i = 0; i < 30; i++) {
+      const words = i === 24 ? "the pelican rollback decision" : `routine turn number ${i}`;
+      text += claudeLine({ uuid: `p${i}`, session, text: words, at: BASE_TIME + i * 1000 });
+    }
+    writeFileSync(path.join(home, ".claude", "projects", "-p", `${session}.jsonl`), text);
+    expect(run("index").status).toBe(0);
+    const hit = (JSON.parse(run("search", "pelican", "--json").stdout) as { hits: { id: string }[] })
+      .hits[0]!;
+
+    const opened = run("conversation", hit.id, "--limit", "6");
+    expect(opened.status, opened.stderr).toBe(0);
+    expect(opened.stdout).toMatch(/ {2}← the hit\nthe pelican rollback decision\n/);
+    expect(opened.stdout).toContain("routine turn number 22");
+    expect(opened.stdout).not.toContain("routine turn number 20\n");
+    expect(opened.stdout).toContain("routine turn number 26");
+    expect(opened.stdout).not.toContain("routine turn number 27");
+    const page = JSON.parse(run("conversation", hit.id, "--limit", "6", "--json").stdout) as {
+      records: { id: string; text: string }[];
+      prev: string;
+      next: string;
+      focus: string;
+    };
+    expect(page.focus).toBe(hit.id);
+    expect(page.records.map((r) => r.text)).toEqual([
+      "routine turn number 21",
+      "routine turn number 22",
+      "routine turn number 23",
+      "the pelican rollback decision",
+      "routine turn number 25",
+      "routine turn number 26",
+    ]);
+    expect(opened.stdout).toContain(`earlier: recall conversation ${hit.id} --before ${page.prev}`);
+    const earlier = JSON.parse(
+      run("conversation", hit.id, "--before", page.prev, "--limit", "3", "--json").stdout,
+    ) as {
+      records: { text: string }[];
+    };
+    expect(earlier.records.map((r) => r.text)).toEqual([
+      "routine turn number 18",
+      "routine turn number 19",
+      "routine turn number 20",
+    ]);
+    const later = JSON.parse(
+      run("conversation", hit.id, "--after", page.next, "--limit", "2", "--json").stdout,
+    ) as {
+      records: { text: string }[];
+    };
+    expect(later.records.map((r) => r.text)).toEqual(["routine turn number 27", "routine turn number 28"]);
+    // A conversation id still starts at its beginning.
+    const start = JSON.parse(run("conversation", `claude:${session}`, "--limit", "1", "--json").stdout) as {
+      records: { text: string }[];
+    };
+    expect(start.records.map((r) => r.text)).toEqual(["routine turn number 0"]);
+
+    const mixed = run("conversation", hit.id, "--after", page.next, "--before", page.prev);
+    expect(mixed.status).toBe(2);
+    expect(mixed.stderr).toBe("recall: --after, --before: use only one of them\n");
+    // As get_conversation's own `after`: the tool's Validation error (exit 3).
+    const badCursor = run("conversation", hit.id, "--before", "nope");
+    expect(badCursor.status).toBe(3);
+    expect(badCursor.stderr).toMatch(/^recall: .*before: not a cursor returned by get_conversation\n$/);
+    const badHit = run("conversation", `claude:${session}`, "--around", "pelican");
+    expect(badHit.status).toBe(2);
+    expect(badHit.stderr.split("\n")).toHaveLength(2);
+  });
 });

@@ -11,9 +11,10 @@ export function encodeCursor(position: PagePosition): string {
   return Buffer.from(`${position.at}.${position.ordinal}`).toString("base64url");
 }
 
-export function decodeCursor(cursor: string): PagePosition {
+/** `field` names the input the cursor came in (get_conversation's `after`, the dashboard's `before`). */
+export function decodeCursor(cursor: string, field = "after"): PagePosition {
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   const match = /^(-?\d+)\.(\d+)$/.exec(text);
-  if (!match) throw new RecallError("Validation", "after: not a cursor returned by get_conversation");
+  if (!match) throw new RecallError("Validation", `${field}: not a cursor returned by get_conversation`);
   return { at: Number(match[1]), ordinal: Number(match[2]) };
 }

@@ -2,31 +2,64 @@ import type { Command } from "commander";
 import { auditCall } from "../../audit/audit-log.js";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
+import { conversationById } from "../../conversations/read.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
+import { isWellFormedHitId } from "../../search/document.js";
 import { openHistoryStore } from "../../store/history-store.js";
-import { GetConversationInput, readConversationPage } from "../../tools/get-conversation.js";
+import {
+  readWindowAround,
+  readWindowBefore,
+  type ConversationWindow,
+} from "../../tools/conversation-window.js";
+import {
+  GetConversationInput,
+  readConversationPage,
+  type GetConversationOutput,
+} from "../../tools/get-conversation.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 
 interface ConversationFlags {
   after?: string;
+  before?: string;
+  around?: string;
   limit?: string;
   json?: boolean;
 }
 
-/** `recall conversation <id>`: one get_conversation page; --json prints exactly the tool's output. */
+/**
+ * `recall conversation <id>`: one page of a retained conversation. A conversation id starts at
+ * its beginning, as get_conversation does; a hit id opens the page around that hit, as the
+ * dashboard does (tools/conversation-window.ts), since that is the record a search pointed at.
+ * --json prints get_conversation's output, with `prev` (and `focus`) when the page was opened
+ * around a hit or before a cursor.
+ */
 export const conversationCommand: CommandModule = {
   register(program: Command, ctx) {
     program
       .command("conversation")
-      .description("read a retained conversation page by page (a conversation id or a hit id)")
+      .description(
+        "read a retained conversation page by page (a conversation id, or a hit id: opened at that hit)",
+      )
       .argument("<id>", "hit.conversation from a search, or a hit id")
-      .option("--after <cursor>", "the `next` cursor of the previous page")
+      .option("--after <cursor>", "the `next` cursor of a page: the records after it")
+      .option("--before <cursor>", "the `prev` cursor of a page: the records before it")
+      .option(
+        "--around <hit>",
+        "open the page around this hit of the conversation (the default for a hit id)",
+      )
       .option("--limit <n>", "records per page, 1..100, default 20")
-      .option("--json", "print the get_conversation tool's JSON")
+      .option("--json", "print the page as get_conversation's JSON")
       .action(async (id: string, flags: ConversationFlags) => {
         if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) {
           throw new RecallError("Usage", `--limit must be a whole number, not "${flags.limit}"`);
+        }
+        const given = (["after", "before", "around"] as const).filter((k) => flags[k] !== undefined);
+        if (given.length > 1) {
+          throw new RecallError("Usage", `${given.map((k) => `--${k}`).join(", ")}: use only one of them`);
+        }
+        if (flags.around !== undefined && !isWellFormedHitId(flags.around)) {
+          throw new RecallError("Usage", `--around: not a hit id (<kind>:<source id>): "${flags.around}"`);
         }
         const args = parseInput(GetConversationInput, {
           id,
@@ -40,7 +73,15 @@ export const conversationCommand: CommandModule = {
         });
         try {
           const started = performance.now();
-          const page = readConversationPage(store.db, args);
+          const around =
+            flags.around ??
+            (given.length === 0 && !conversationById(store.db, args.id) ? args.id : undefined);
+          const page: GetConversationOutput & Partial<ConversationWindow> =
+            flags.before !== undefined
+              ? readWindowBefore(store.db, { ...args, before: flags.before })
+              : around !== undefined
+                ? readWindowAround(store.db, { ...args, around })
+                : readConversationPage(store.db, args);
           auditCall(
             ctx().home,
             "cli",
@@ -50,10 +91,12 @@ export const conversationCommand: CommandModule = {
             args,
           );
           if (flags.json) return printJson(page);
+          if (page.prev) process.stdout.write(`earlier: recall conversation ${id} --before ${page.prev}\n\n`);
           for (const record of page.records) {
             const when = new Date(record.at).toISOString().replace("T", " ").slice(0, 19);
+            const hit = record.id === page.focus ? "  ← the hit" : "";
             process.stdout.write(
-              `[${when}] ${record.role}${record.truncated ? " (truncated)" : ""}\n${record.text}\n\n`,
+              `[${when}] ${record.role}${record.truncated ? " (truncated)" : ""}${hit}\n${record.text}\n\n`,
             );
           }
           if (page.next) process.stdout.write(`more: recall conversation ${id} --after ${page.next}\n`);

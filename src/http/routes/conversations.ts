@@ -2,7 +2,7 @@ import { auditCall } from "../../audit/audit-log.js";
 import { parseInput } from "../../core/validation.js";
 import { isWellFormedHitId } from "../../search/document.js";
 import { GetConversationInput } from "../../tools/get-conversation.js";
-import { readWindowAround, readWindowBefore } from "../conversation-window.js";
+import { readWindowAround, readWindowBefore } from "../../tools/conversation-window.js";
 import { integerText, singleParams } from "../params.js";
 import { HttpError } from "../respond.js";
 import type { Route } from "../route.js";

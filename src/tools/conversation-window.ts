@@ -4,12 +4,12 @@ import { decodeCursor, encodeCursor, type PagePosition } from "../conversations/
 import { conversationById, conversationOfHit } from "../conversations/read.js";
 import { positionOfHit, positionsBefore } from "../conversations/window.js";
 import type { Db } from "../store/open.js";
-import { ARCHIVAL_NOTICE } from "../tools/definition.js";
+import { ARCHIVAL_NOTICE } from "./definition.js";
 import {
   readConversationPage,
   type GetConversationInput,
   type GetConversationOutput,
-} from "../tools/get-conversation.js";
+} from "./get-conversation.js";
 
 /**
  * The dashboard's two-way paging over get_conversation's forward pages: a page before a
@@ -57,7 +57,7 @@ function pageEndingBefore(db: Db, conversation: string, position: PagePosition, 
 
 export function readWindowBefore(db: Db, args: Args & { before: string }): ConversationWindow {
   const conversation = resolveConversation(db, args.id);
-  const { page, prev } = pageEndingBefore(db, conversation, decodeCursor(args.before), args.limit);
+  const { page, prev } = pageEndingBefore(db, conversation, decodeCursor(args.before, "before"), args.limit);
   const records = page?.records ?? [];
   return { records, next: null, notice: ARCHIVAL_NOTICE, archival_content: true, prev };
 }
