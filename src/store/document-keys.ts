@@ -4,11 +4,12 @@ import { statement } from "./statements.js";
 /**
  * Stands in for the documents' key index (source, source key) while a first backfill defers it
  * (store/read-indexes.ts): without it, looking a key up would scan the table. An open-addressing
- * table of 32-bit key hashes and document ids, side by side (one cache line a probe), 8 bytes a
- * slot and at most 85 % full: 8 MiB up to 891k documents, 16 MiB up to 1.78M. Linear probing
- * that full costs a lookup some twenty reads, a few percent of one SQLite statement. A hash only
- * names candidates, each checked against its row (a false one costs one primary-key read), so
- * answers are exact and rows deleted meanwhile are simply not found.
+ * table of 32-bit key hashes and document ids, side by side (a probe reads one place, not two),
+ * 8 bytes a slot and at most 85 % full: 8 MiB up to 891k documents, 16 MiB up to 1.78M (at 70 %
+ * it took 16 MiB from 734k). Linear probing that full reads some twenty adjacent slots for a key
+ * that is not there, against one SQLite statement per document write. A hash only names
+ * candidates, each checked against its row (a false one costs one primary-key read), so answers
+ * are exact and rows deleted meanwhile are simply not found.
  */
 class DocumentKeyTable {
   /** Slot i holds its hash at 2i and its document id at 2i + 1 (0: empty). */

@@ -49,8 +49,8 @@ function hasFts(db: Db): boolean {
  * A first backfill's FTS5 merges, deferred to its end. With automerge on, each flushed segment
  * is merged up level by level while the index grows, so a first load rewrites its postings
  * several times over. Measured on a 1M-message first load: 9.47 GB written before, 8.80 GB with
- * the merges deferred (the closing 'optimize' took 1.2 s), and 8 and 11 % less wall time in two
- * alternating pairs of runs. Called inside the transaction that drops the read indexes: the note
+ * the merges deferred (the closing 'optimize' took 1.2 s), and 0 to 11 % less wall time (median
+ * 8 %) in five comparisons of alternating runs. Called inside the transaction that drops the read indexes: the note
  * in recall_meta commits with the setting, so a writer opening after a load killed before its
  * end merges (mergeDeferredFts).
  */
