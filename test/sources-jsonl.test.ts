@@ -18,10 +18,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sourceCoverage } from "../src/indexer/coverage.js";
 import { exportConversation } from "../src/indexer/export.js";
 import { decompressRaw } from "../src/indexer/raw-codec.js";
-import { JsonlFileSource } from "../src/sources/files/jsonl-source.js";
+import { IO_RETRY_FIRST_MS, JsonlFileSource } from "../src/sources/files/jsonl-source.js";
 import { forget } from "../src/indexer/forget.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { runCli } from "./helpers/cli.js";
+import { failReads } from "./helpers/failing-reads.js";
 import { claudeProjects, codexSessions, createHarness, type Harness } from "./sources-harness.js";
 import {
   BASE_TIME,
@@ -560,6 +561,35 @@ describe("incremental JSONL sources", () => {
     h.clock.advance(60_000);
     h.index();
     expect(h.malformed("codex")).toBe(1);
+  });
+
+  it("a file whose reads fail is tried again unchanged, with a backoff, until it reads", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(file, claudeLine({ uuid: "e1", session: SESSION, text: "echidna burrow" }));
+    const faults = failReads(file, 2);
+    try {
+      h.index();
+      expect(faults.failed()).toBe(1);
+      expect(h.search("echidna")).toHaveLength(0);
+      expect(h.malformed("claude-code")).toBe(1);
+      // Not before the first backoff, then once per backoff (5 s, then 10 s), the file unchanged.
+      h.clock.advance(IO_RETRY_FIRST_MS - 1);
+      h.index();
+      expect(faults.failed()).toBe(1);
+      h.clock.advance(1);
+      h.index();
+      expect(faults.failed()).toBe(2);
+      h.clock.advance(IO_RETRY_FIRST_MS);
+      h.index();
+      expect(faults.failed()).toBe(2);
+      h.clock.advance(IO_RETRY_FIRST_MS);
+      h.index();
+    } finally {
+      faults.restore();
+    }
+    expect(h.search("echidna")).toHaveLength(1);
+    expect(h.malformed("claude-code")).toBe(1);
   });
 
   it("a file whose parser throws is rewound, counted malformed, and stops no other file", async () => {

@@ -28,6 +28,9 @@ const ROUND_BYTES = 256 * 1024;
  * however many large files a first backfill reads in turn.
  */
 export const MAX_LIVE_FILES = 16;
+/** A file whose read system call failed is tried again after this, doubling up to the maximum. */
+export const IO_RETRY_FIRST_MS = 5_000;
+export const IO_RETRY_MAX_MS = 10 * 60_000;
 /** How stale a tick's backlog-bytes figure may be while files wait. */
 const PROGRESS_RECOUNT_MS = 1000;
 /** A backlog this short is summed on every tick. */
@@ -165,6 +168,10 @@ interface Tracked {
   pending: number;
   /** The size and mtime at which the file was last found unreadable (counted once each). */
   unreadable: string | null;
+  /** After a failed read system call: when the file is tried again though unchanged (0: no retry due). */
+  retryAt: number;
+  /** Consecutive failed read system calls, for the backoff. */
+  ioFailures: number;
 }
 
 interface Found {
@@ -252,6 +259,8 @@ export class JsonlFileSource implements Source {
         gone: false,
         pending: 0,
         unreadable: null,
+        retryAt: 0,
+        ioFailures: 0,
       };
       this.tracked.set(key, t);
       this.statOrder.push(key);
@@ -311,7 +320,7 @@ export class JsonlFileSource implements Source {
 
     // Change detection: stat a bounded slice of registered files, round robin (not while
     // enough files wait to fill this tick: they are read first, and the sweep resumes after).
-    if (this.backlog.size < budget.maxFiles) this.statSlice(budget.maxEntries);
+    if (this.backlog.size < budget.maxFiles) this.statSlice(budget.maxEntries, budget.now);
 
     // Polling: read from at most maxFiles files with backlog, in turn.
     const served: string[] = [];
@@ -334,7 +343,7 @@ export class JsonlFileSource implements Source {
         // The index's own failures stop the batch; a file that cannot be read stops only itself.
         if (error instanceof SqliteError) throw error;
         rewindBatch(batch, mark);
-        this.unreadable(t, batch);
+        this.unreadable(t, batch, error, budget.now);
         used = { bytes: 0, more: false };
       }
       bytesLeft -= used.bytes;
@@ -347,7 +356,7 @@ export class JsonlFileSource implements Source {
     return batch;
   }
 
-  private statSlice(maxEntries: number): void {
+  private statSlice(maxEntries: number, now: number): void {
     const n = this.statOrder.length;
     if (n === 0) {
       if (this.backlog.size === 0 && !this.walker.active) this.cleanSweeps += 1;
@@ -357,7 +366,7 @@ export class JsonlFileSource implements Source {
       if (this.statPosition >= n) this.statPosition = 0;
       const key = this.statOrder[this.statPosition++]!;
       const t = this.tracked.get(key)!;
-      if (!this.backlog.has(key) && this.changed(t)) {
+      if (!this.backlog.has(key) && this.changed(t, now)) {
         this.backlog.add(key);
         this.sweepFoundChange = true;
       }
@@ -371,24 +380,35 @@ export class JsonlFileSource implements Source {
   }
 
   /**
-   * A file that failed to read (unreadable bytes, a parser error): what it produced this poll was
-   * rewound, and it waits until it changes. Counted malformed once per size and mtime.
+   * A file that failed to read: what it produced this poll was rewound. Bytes that do not decode
+   * or parse wait until the file changes. A failed system call (EIO, EMFILE, a file being
+   * replaced) may pass by itself, so the file is tried again, unchanged, after a backoff:
+   * otherwise it would stay silently stale until a restart. Counted malformed once per size and
+   * mtime either way.
    */
-  private unreadable(t: Tracked, batch: SourceBatch): void {
+  private unreadable(t: Tracked, batch: SourceBatch, error: unknown, now: number): void {
     this.closeLive(t);
     const found = this.locate(t);
     if (!found) return;
     t.size = found.size;
     t.mtime = found.mtime;
     t.pending = 0;
+    if (isSystemError(error)) {
+      t.ioFailures += 1;
+      t.retryAt = now + Math.min(IO_RETRY_MAX_MS, IO_RETRY_FIRST_MS * 2 ** (t.ioFailures - 1));
+    }
     countUnreadable(t, batch, found.size, found.mtime);
   }
 
-  /** Cheap check: does the file look different from its last checkpoint? */
-  private changed(t: Tracked): boolean {
+  /** Cheap check: does the file look different from its last checkpoint, or is a retry due? */
+  private changed(t: Tracked, now: number): boolean {
     const found = this.locate(t);
     if (!found) return !t.gone;
     if (t.gone) return true;
+    if (t.retryAt > 0 && now >= t.retryAt) {
+      t.retryAt = 0;
+      return true;
+    }
     return found.size !== t.size || found.mtime !== t.mtime;
   }
 
@@ -661,6 +681,8 @@ export class JsonlFileSource implements Source {
     live.committedOffset = offset;
     t.size = storedSize;
     t.mtime = mtime;
+    t.ioFailures = 0;
+    t.retryAt = 0;
     t.pending = bytes.size === null ? (exhausted ? 0 : 1) : Math.max(0, bytes.size - live.readEnd);
     if (live.state.gone && exhausted) {
       this.closeLive(t);
@@ -803,6 +825,11 @@ export class JsonlFileSource implements Source {
     };
     return sink;
   }
+}
+
+/** A failed system call (it carries the call's name), not bytes that failed to decode or parse. */
+function isSystemError(error: unknown): boolean {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string";
 }
 
 /** Counts a file malformed once for each size and mtime at which it is found unreadable. */

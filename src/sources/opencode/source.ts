@@ -902,7 +902,11 @@ export class OpencodeSource implements Source {
       for (const partName of partNames) {
         const partFile = path.join(partDir, partName);
         const partBytes = readBytes(partFile);
-        if (!partBytes) continue;
+        if (!partBytes) {
+          // Gone since the listing is no loss; a part that exists but cannot be read is counted.
+          if (mtimeOf(partFile) !== -1) batch.counters.malformed += 1;
+          continue;
+        }
         partFiles.push({ file: partFile, bytes: partBytes });
         const part = parseJson(partBytes.toString("utf8"));
         if (part.ok) parts.push(part.value);

@@ -1,0 +1,34 @@
+/**
+ * Fault injection for file reads: the next `times` read system calls on one file fail with EIO,
+ * as a flaky disk or network mount would. Node's own fs is patched and its ESM named exports
+ * synced (module.syncBuiltinESMExports), so the code under test keeps its plain imports.
+ */
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+
+export function failReads(file: string, times: number): { failed: () => number; restore: () => void } {
+  const { openSync, readSync } = fs;
+  const fds = new Set<number>();
+  let failed = 0;
+  fs.openSync = ((...args: Parameters<typeof openSync>) => {
+    const fd = openSync(...args);
+    if (args[0] === file) fds.add(fd);
+    return fd;
+  }) as typeof openSync;
+  fs.readSync = ((fd: number, ...rest: unknown[]) => {
+    if (fds.has(fd) && failed < times) {
+      failed += 1;
+      throw Object.assign(new Error(`EIO: i/o error, read`), { code: "EIO", errno: -5, syscall: "read" });
+    }
+    return (readSync as (...a: unknown[]) => number)(fd, ...rest);
+  }) as typeof readSync;
+  syncBuiltinESMExports();
+  return {
+    failed: () => failed,
+    restore: () => {
+      fs.openSync = openSync;
+      fs.readSync = readSync;
+      syncBuiltinESMExports();
+    },
+  };
+}
