@@ -169,7 +169,7 @@ describe("read indexes deferred by a foreground first backfill", () => {
     const result = run(h, { onGroupEnd: () => seen.push(presentIndexes(harness).sort()) });
     expect(result.records).toBe(20);
     const kept = names.filter((n) => !n.startsWith("recall_documents_")).sort();
-    expect(kept.length).toBe(4);
+    expect(kept.length).toBe(5);
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.every((s) => JSON.stringify(s) === JSON.stringify(kept))).toBe(true);
     expect(presentIndexes(h).sort()).toEqual([...names].sort());

@@ -132,7 +132,7 @@ describe("history store", () => {
 
       const store = await openHistoryStore({ home: t.dir, projectionVersion: 1 });
       const db = store.db;
-      expect(store.migration).toMatchObject({ from: 4, to: 5 });
+      expect(store.migration).toMatchObject({ from: 4, to: 6 });
       expect(store.migration?.backup).toBeTruthy();
       expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(before);
       const indexes = db
@@ -166,4 +166,45 @@ describe("history store", () => {
       store.close();
     },
   );
+  it("v6 rebuilds an existing index's records around a named ordinal key, keeping rows, ids and both keys", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, HISTORY_FILE);
+    const old = openDatabase(file);
+    registerFunctions(old);
+    await migrate({
+      db: old,
+      file,
+      migrations: HISTORY_MIGRATIONS.filter((m) => m.version <= 5),
+      context: { engine: "fts5", projectionVersion: 1 },
+      backupDir: path.join(t.dir, "backups"),
+    });
+    const record = old.prepare(
+      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, text) VALUES (?, ?, ?, ?, 'user', 'transcript', ?)`,
+    );
+    for (let i = 0; i < 5; i++) record.run("claude:s1", i, `k${i}`, 100 + i, `turn ${i}`);
+    record.run("codex:t1", 0, "k0", 50, "other conversation");
+    old.prepare("DELETE FROM recall_records WHERE record_key = 'k2'").run();
+    const before = old.prepare("SELECT * FROM recall_records ORDER BY id").all();
+    old.close();
+
+    const store = await openHistoryStore({ home: t.dir, projectionVersion: 1 });
+    const db = store.db;
+    expect(store.migration).toMatchObject({ from: 5, to: 6 });
+    expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(before);
+    const indexes = db
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_records'")
+      .all() as { name: string; sql: string | null }[];
+    expect(indexes.find((i) => i.name === "recall_records_ordinal")?.sql).toBe(
+      "CREATE UNIQUE INDEX recall_records_ordinal ON recall_records (conversation, ordinal)",
+    );
+    // The record key stays the table's own constraint; the time index came back verbatim.
+    expect(indexes.filter((i) => i.name.startsWith("sqlite_autoindex"))).toHaveLength(1);
+    expect(indexes.map((i) => i.name)).toContain("recall_records_time");
+    expect(() => db.prepare(record.source).run("claude:s1", 1, "k9", 1, "same ordinal")).toThrow(/UNIQUE/);
+    expect(() => db.prepare(record.source).run("claude:s1", 9, "k1", 1, "same key")).toThrow(/UNIQUE/);
+    db.prepare(record.source).run("claude:s1", 5, "k5", 105, "a new turn");
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    store.close();
+  });
 });

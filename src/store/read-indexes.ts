@@ -30,6 +30,14 @@ const READ_INDEXES: readonly { name: string; table: string; columns: string; uni
   { name: "recall_documents_session", table: "recall_documents", columns: "(session)" },
   { name: "recall_documents_project", table: "recall_documents", columns: "(project, at)" },
   { name: "recall_documents_chat", table: "recall_documents", columns: "(app_id, chat_id)" },
+  // Not a read index either: the records' ordinal key (history-v6.ts). No write looks it up, so
+  // it needs no stand-in while deferred: each ordinal comes from recall_conversations.
+  {
+    name: "recall_records_ordinal",
+    table: "recall_records",
+    columns: "(conversation, ordinal)",
+    unique: true,
+  },
   { name: "recall_records_time", table: "recall_records", columns: "(conversation, at, ordinal)" },
   { name: "recall_raw_chunks_source", table: "recall_raw_chunks", columns: "(source, id)" },
   { name: "recall_raw_chunks_conversation", table: "recall_raw_chunks", columns: "(conversation)" },

@@ -4,6 +4,7 @@ import { historyV2 } from "./history-v2.js";
 import { historyV3 } from "./history-v3.js";
 import { historyV4 } from "./history-v4.js";
 import { historyV5 } from "./history-v5.js";
+import { historyV6 } from "./history-v6.js";
 
 export type { HistorySchemaContext };
 
@@ -14,4 +15,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV3,
   historyV4,
   historyV5,
+  historyV6,
 ];
