@@ -100,7 +100,7 @@ describe("read indexes deferred by a foreground first backfill", () => {
     expect(h.store.db.pragma("integrity_check", { simple: true })).toBe("ok");
     // The build's own settings (a file-backed sort, a small cache) do not outlive it.
     expect(h.store.db.pragma("temp_store", { simple: true })).toBe(2);
-    expect(h.store.db.pragma("cache_size", { simple: true })).toBe(-32768);
+    expect(h.store.db.pragma("cache_size", { simple: true })).toBe(-16384);
   });
 
   it("are kept when the index already holds documents, and FTS5 merges as usual", async () => {
