@@ -26,6 +26,23 @@ describe("history store", () => {
   let cleanup = () => {};
   afterEach(() => cleanup());
 
+  /** A new index in a temporary RECALL_HOME, migrated only up to `version` (an older release's). */
+  const indexAtVersion = async (version: number, engine: "fts5" | "plain") => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, HISTORY_FILE);
+    const old = openDatabase(file);
+    registerFunctions(old);
+    await migrate({
+      db: old,
+      file,
+      migrations: HISTORY_MIGRATIONS.filter((m) => m.version <= version),
+      context: { engine, projectionVersion: 1 },
+      backupDir: path.join(t.dir, "backups"),
+    });
+    return { dir: t.dir, old };
+  };
+
   const insert = (db: Database.Database, id: string, body: string) =>
     db
       .prepare(
@@ -110,18 +127,7 @@ describe("history store", () => {
   it.each(["fts5", "plain"] as const)(
     "v5 rebuilds an existing %s index's documents around a named key index, keeping ids, text search and links",
     async (engine) => {
-      const t = tempDir();
-      cleanup = t.cleanup;
-      const file = path.join(t.dir, HISTORY_FILE);
-      const old = openDatabase(file);
-      registerFunctions(old);
-      await migrate({
-        db: old,
-        file,
-        migrations: HISTORY_MIGRATIONS.filter((m) => m.version <= 4),
-        context: { engine, projectionVersion: 1 },
-        backupDir: path.join(t.dir, "backups"),
-      });
+      const { dir, old } = await indexAtVersion(4, engine);
       insert(old, "a", "heron decision");
       insert(old, "b", "egret follow-up");
       old.prepare("DELETE FROM recall_documents WHERE source_key = 'a'").run();
@@ -130,7 +136,7 @@ describe("history store", () => {
       const before = old.prepare("SELECT * FROM recall_documents ORDER BY id").all();
       old.close();
 
-      const store = await openHistoryStore({ home: t.dir, projectionVersion: 1 });
+      const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
       const db = store.db;
       expect(store.migration).toMatchObject({ from: 4, to: 6 });
       expect(store.migration?.backup).toBeTruthy();
@@ -167,18 +173,7 @@ describe("history store", () => {
     },
   );
   it("v6 rebuilds an existing index's records around a named ordinal key, keeping rows, ids and both keys", async () => {
-    const t = tempDir();
-    cleanup = t.cleanup;
-    const file = path.join(t.dir, HISTORY_FILE);
-    const old = openDatabase(file);
-    registerFunctions(old);
-    await migrate({
-      db: old,
-      file,
-      migrations: HISTORY_MIGRATIONS.filter((m) => m.version <= 5),
-      context: { engine: "fts5", projectionVersion: 1 },
-      backupDir: path.join(t.dir, "backups"),
-    });
+    const { dir, old } = await indexAtVersion(5, "fts5");
     const record = old.prepare(
       `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, text) VALUES (?, ?, ?, ?, 'user', 'transcript', ?)`,
     );
@@ -188,7 +183,7 @@ describe("history store", () => {
     const before = old.prepare("SELECT * FROM recall_records ORDER BY id").all();
     old.close();
 
-    const store = await openHistoryStore({ home: t.dir, projectionVersion: 1 });
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     const db = store.db;
     expect(store.migration).toMatchObject({ from: 5, to: 6 });
     expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(before);

@@ -1,6 +1,6 @@
-import { RecallError } from "../../core/errors.js";
 import type { Migration } from "../migrate.js";
 import type { HistorySchemaContext } from "./history-v1.js";
+import { rebuildTable } from "./rebuild-table.js";
 
 /** The documents' one key, as a named index a first backfill can defer (store/read-indexes.ts). */
 const DOCUMENT_KEY_INDEX_SQL =
@@ -19,31 +19,9 @@ export const historyV5: Migration<HistorySchemaContext> = {
   name: "documents key as a named unique index",
   foreignKeysOff: true,
   up(db) {
-    const table = (
-      db
-        .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'recall_documents'")
-        .get() as {
-        sql: string;
-      }
-    ).sql;
-    const rebuilt = table
-      .replace(/,\s*UNIQUE \(source, source_key\)\s*\)$/, "\n      )")
-      .replace(/^CREATE TABLE recall_documents \(/, "CREATE TABLE recall_documents_v5 (");
-    if (rebuilt === table || !rebuilt.startsWith("CREATE TABLE recall_documents_v5 ("))
-      throw new RecallError("Internal", "recall_documents is not the table this migration expects");
-    const dependents = (
-      db
-        .prepare(
-          `SELECT sql FROM sqlite_master WHERE tbl_name = 'recall_documents' AND type IN ('index', 'trigger')
-             AND sql IS NOT NULL ORDER BY type, name`,
-        )
-        .all() as { sql: string }[]
-    ).map((r) => r.sql);
-    db.exec(rebuilt);
-    db.exec("INSERT INTO recall_documents_v5 SELECT * FROM recall_documents");
-    db.exec("DROP TABLE recall_documents");
-    db.exec("ALTER TABLE recall_documents_v5 RENAME TO recall_documents");
-    for (const sql of dependents) db.exec(sql);
+    rebuildTable(db, "recall_documents", (sql) =>
+      sql.replace(/,\s*UNIQUE \(source, source_key\)\s*\)$/, "\n      )"),
+    );
     db.exec(DOCUMENT_KEY_INDEX_SQL);
   },
 };
