@@ -16,7 +16,7 @@ export const CONVERSATION_INDEX = "recall_documents_conversation";
  * 35 s store-only replay at 1M), so a foreground backfill drops those of empty tables (all of
  * them on a first backfill; the documents' after a reindex reset, when retained records and raw
  * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
- * Definitions are history-v1's and v5's, verbatim. Hit ids stay unique without their index
+ * Definitions are history-v1's, v5's and v6's, verbatim. Hit ids stay unique without their index
  * meanwhile: a source derives each from the (source, key) that the documents' key keeps single
  * (ensureReadIndexes still copes with a duplicate).
  */
