@@ -133,6 +133,43 @@ describe("recall index / forget / export", () => {
     expect(run("export", `codex:${THREAD}`).status).toBe(3);
   });
 
+  it("lists and exports one file of a session kept in two project folders, byte for byte", () => {
+    const { home, env } = setup();
+    const run = (...args: string[]) => runCli(args, env);
+    const first = path.join(home, ".claude", "projects", "-p", `${SESSION}.jsonl`);
+    const second = path.join(home, ".claude", "projects", "-q", `${SESSION}.jsonl`);
+    mkdirSync(path.dirname(second), { recursive: true });
+    const secondBytes = claudeLine({
+      uuid: "d1",
+      session: SESSION,
+      text: "heron moved here",
+      at: BASE_TIME + 5,
+    });
+    writeFileSync(second, secondBytes);
+    expect(run("index").status).toBe(0);
+
+    const listed = run("export", `claude:${SESSION}`, "--list");
+    expect(listed.status).toBe(0);
+    const files = listed.stdout
+      .trim()
+      .split("\n")
+      .map((l) => l.split("\t"));
+    expect(files.map((f) => f[0]).sort()).toEqual([first, second].sort());
+    expect(files.find((f) => f[0] === second)![1]).toBe(String(Buffer.byteLength(secondBytes)));
+
+    const one = run("export", `claude:${SESSION}`, "--file", second);
+    expect(one.status).toBe(0);
+    expect(one.stdout).toBe(secondBytes);
+    const both = run("export", `claude:${SESSION}`);
+    expect(both.stdout).toContain("heron moved here");
+    expect(both.stdout).toContain("flamingo plan accepted");
+
+    const missing = run("export", `claude:${SESSION}`, "--file", path.join(home, "nope.jsonl"));
+    expect(missing.status).toBe(3);
+    expect(missing.stderr.trim().split("\n")).toHaveLength(1);
+    expect(missing.stderr).toMatch(/--file/);
+  });
+
   it("refuses to forget what matches nothing, without creating an index or a tombstone", () => {
     const { env } = setup();
     const run = (...args: string[]) => runCli(args, env);

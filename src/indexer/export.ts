@@ -14,6 +14,19 @@ export interface ExportedFile {
 
 const FILES = `SELECT source, file, max(epoch) AS epoch, min(id) AS first FROM recall_raw_chunks
   WHERE conversation = ? GROUP BY source, file ORDER BY first`;
+const LISTED = `SELECT c.file, sum(c.length) AS bytes FROM recall_raw_chunks c
+  JOIN (SELECT source, file, max(epoch) AS epoch, min(id) AS first FROM recall_raw_chunks
+        WHERE conversation = ? GROUP BY source, file) f
+    ON c.source = f.source AND c.file = f.file AND c.epoch = f.epoch
+  WHERE c.conversation = ? GROUP BY f.source, f.file ORDER BY f.first`;
+
+/**
+ * The files a conversation's raw bytes were retained from, in export order, with the bytes kept
+ * of each (newest epoch; a chunk retained twice counts twice).
+ */
+export function retainedFiles(db: Db, conversation: string): { file: string; bytes: number }[] {
+  return statement(db, LISTED).all(conversation, conversation) as { file: string; bytes: number }[];
+}
 const CHUNKS = `SELECT offset, length, data, unit, codec FROM recall_raw_chunks
   WHERE source = ? AND file = ? AND epoch = ? AND conversation = ? ORDER BY offset, id`;
 
@@ -21,14 +34,18 @@ const CHUNKS = `SELECT offset, length, data, unit, codec FROM recall_raw_chunks
  * Writes a conversation's retained raw bytes back verbatim: for each file it was read from
  * (in the order they were first retained), the newest epoch's chunks in offset order. A JSONL
  * transcript the CLI deleted comes back byte for byte; opencode rows come back as the JSON
- * lines they were retained as. Chunks are inflated one at a time, so memory stays bounded.
+ * lines they were retained as. `only` names one of the files (one session's transcripts in two
+ * project folders are two files). Chunks are inflated one at a time, so memory stays bounded.
  */
 export function exportConversation(
   db: Db,
   conversation: string,
   write: (bytes: Buffer) => void,
+  only?: string,
 ): ExportedFile[] {
-  const files = statement(db, FILES).all(conversation) as { source: string; file: string; epoch: number }[];
+  const files = (
+    statement(db, FILES).all(conversation) as { source: string; file: string; epoch: number }[]
+  ).filter((f) => only === undefined || f.file === only);
   const out: ExportedFile[] = [];
   for (const f of files) {
     let position: number | null = null;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { RecallError } from "../../core/errors.js";
-import { exportConversation, hasRetained, type ExportedFile } from "../../indexer/export.js";
+import { exportConversation, hasRetained, retainedFiles, type ExportedFile } from "../../indexer/export.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import type { Db } from "../../store/open.js";
 import { openHistoryStore } from "../../store/history-store.js";
@@ -9,6 +9,8 @@ import type { CommandModule } from "../program.js";
 
 interface ExportFlags {
   out?: string;
+  file?: string;
+  list?: boolean;
 }
 
 /** A conversation id as given, or the main conversation of a session id (`claude:<id>`, `codex:<id>`...). */
@@ -33,7 +35,7 @@ function openOut(file: string): number {
 /**
  * `recall export <conversation>`: the retained raw bytes of a conversation, verbatim, in
  * file and offset order, to stdout or --out. A transcript the CLI has since deleted comes
- * back byte for byte.
+ * back byte for byte; `--list` names the files, `--file` picks one.
  */
 export const exportCommand: CommandModule = {
   register(program: Command, ctx) {
@@ -45,6 +47,8 @@ export const exportCommand: CommandModule = {
         "conversation id (claude:<session>, codex:<thread>, opencode:<session>) or session id",
       )
       .option("--out <file>", "write to this file instead of stdout")
+      .option("--file <path>", "only the bytes retained from this file (see --list)")
+      .option("--list", "list the files retained for the conversation (path and bytes), one per line")
       .action(async (given: string, flags: ExportFlags) => {
         const store = await openHistoryStore({
           home: ctx().home,
@@ -55,17 +59,33 @@ export const exportCommand: CommandModule = {
           const conversation = resolveConversation(store.db, given);
           if (!conversation)
             throw new RecallError("NotFound", `no retained raw bytes for conversation ${given}`);
+          const files = retainedFiles(store.db, conversation);
+          if (flags.list) {
+            process.stdout.write(files.map((f) => `${f.file}\t${f.bytes}\n`).join(""));
+            return;
+          }
+          if (flags.file !== undefined && !files.some((f) => f.file === flags.file))
+            throw new RecallError(
+              "NotFound",
+              `--file: ${conversation} has no bytes retained from ${flags.file}`,
+            );
           const fd = flags.out ? openOut(flags.out) : 1;
-          let files: ExportedFile[];
+          let exported: ExportedFile[];
           try {
-            files = exportConversation(store.db, conversation, (bytes) => {
-              let written = 0;
-              while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-            });
+            exported = exportConversation(
+              store.db,
+              conversation,
+              (bytes) => {
+                let written = 0;
+                while (written < bytes.length)
+                  written += writeSync(fd, bytes, written, bytes.length - written);
+              },
+              flags.file,
+            );
           } finally {
             if (flags.out) closeSync(fd);
           }
-          const partial = files.filter((f) => !f.complete);
+          const partial = exported.filter((f) => !f.complete);
           if (partial.length > 0) {
             // Written as retained, but never passed off as the whole file.
             throw new RecallError(
