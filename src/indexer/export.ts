@@ -12,20 +12,30 @@ export interface ExportedFile {
   complete: boolean;
 }
 
-const FILES = `SELECT source, file, max(epoch) AS epoch, min(id) AS first FROM recall_raw_chunks
-  WHERE conversation = ? GROUP BY source, file ORDER BY first`;
-const LISTED = `SELECT c.file, sum(c.length) AS bytes FROM recall_raw_chunks c
-  JOIN (SELECT source, file, max(epoch) AS epoch, min(id) AS first FROM recall_raw_chunks
+/** A conversation's retained files in export order: each one's newest epoch and the bytes kept of it. */
+const FILES = `SELECT f.source, f.file, f.epoch,
+    (SELECT sum(c.length) FROM recall_raw_chunks c
+     WHERE c.source = f.source AND c.file = f.file AND c.epoch = f.epoch AND c.conversation = ?) AS bytes
+  FROM (SELECT source, file, max(epoch) AS epoch, min(id) AS first FROM recall_raw_chunks
         WHERE conversation = ? GROUP BY source, file) f
-    ON c.source = f.source AND c.file = f.file AND c.epoch = f.epoch
-  WHERE c.conversation = ? GROUP BY f.source, f.file ORDER BY f.first`;
+  ORDER BY f.first`;
+
+interface RetainedFile {
+  source: string;
+  file: string;
+  epoch: number;
+  bytes: number;
+}
+
+const filesOf = (db: Db, conversation: string) =>
+  statement(db, FILES).all(conversation, conversation) as RetainedFile[];
 
 /**
  * The files a conversation's raw bytes were retained from, in export order, with the bytes kept
  * of each (newest epoch; a chunk retained twice counts twice).
  */
 export function retainedFiles(db: Db, conversation: string): { file: string; bytes: number }[] {
-  return statement(db, LISTED).all(conversation, conversation) as { file: string; bytes: number }[];
+  return filesOf(db, conversation).map((f) => ({ file: f.file, bytes: f.bytes }));
 }
 const CHUNKS = `SELECT offset, length, data, unit, codec FROM recall_raw_chunks
   WHERE source = ? AND file = ? AND epoch = ? AND conversation = ? ORDER BY offset, id`;
@@ -43,9 +53,7 @@ export function exportConversation(
   write: (bytes: Buffer) => void,
   only?: string,
 ): ExportedFile[] {
-  const files = (
-    statement(db, FILES).all(conversation) as { source: string; file: string; epoch: number }[]
-  ).filter((f) => only === undefined || f.file === only);
+  const files = filesOf(db, conversation).filter((f) => only === undefined || f.file === only);
   const out: ExportedFile[] = [];
   for (const f of files) {
     let position: number | null = null;
