@@ -7,7 +7,7 @@ import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 
 export function failReads(file: string, times: number): { failed: () => number; restore: () => void } {
-  const { openSync, readSync } = fs;
+  const { openSync, readSync, closeSync } = fs;
   const fds = new Set<number>();
   let failed = 0;
   fs.openSync = ((...args: Parameters<typeof openSync>) => {
@@ -15,6 +15,11 @@ export function failReads(file: string, times: number): { failed: () => number; 
     if (args[0] === file) fds.add(fd);
     return fd;
   }) as typeof openSync;
+  // A closed descriptor's number is reused by the next open: forget it, or another file fails.
+  fs.closeSync = ((fd: number) => {
+    fds.delete(fd);
+    closeSync(fd);
+  }) as typeof closeSync;
   fs.readSync = ((fd: number, ...rest: unknown[]) => {
     if (fds.has(fd) && failed < times) {
       failed += 1;
@@ -28,6 +33,7 @@ export function failReads(file: string, times: number): { failed: () => number; 
     restore: () => {
       fs.openSync = openSync;
       fs.readSync = readSync;
+      fs.closeSync = closeSync;
       syncBuiltinESMExports();
     },
   };

@@ -17,6 +17,7 @@ import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } f
 import { HEAD_BYTES, headHash, parseHeadHash, readHead, sameHead, sameTail, tailHash } from "./head.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine, type OversizedLine } from "./jsonl-reader.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
+import { ioRetryAt, isSystemError } from "../shared/io-retry.js";
 
 /** New-file discovery repeats this long after the previous sweep started (the spec's 30 s). */
 export const DISCOVERY_INTERVAL_MS = 30_000;
@@ -28,9 +29,6 @@ const ROUND_BYTES = 256 * 1024;
  * however many large files a first backfill reads in turn.
  */
 export const MAX_LIVE_FILES = 16;
-/** A file whose read system call failed is tried again after this, doubling up to the maximum. */
-export const IO_RETRY_FIRST_MS = 5_000;
-export const IO_RETRY_MAX_MS = 10 * 60_000;
 /** How stale a tick's backlog-bytes figure may be while files wait. */
 const PROGRESS_RECOUNT_MS = 1000;
 /** A backlog this short is summed on every tick. */
@@ -395,7 +393,7 @@ export class JsonlFileSource implements Source {
     t.pending = 0;
     if (isSystemError(error)) {
       t.ioFailures += 1;
-      t.retryAt = now + Math.min(IO_RETRY_MAX_MS, IO_RETRY_FIRST_MS * 2 ** (t.ioFailures - 1));
+      t.retryAt = ioRetryAt(now, t.ioFailures);
     }
     countUnreadable(t, batch, found.size, found.mtime);
   }
@@ -825,11 +823,6 @@ export class JsonlFileSource implements Source {
     };
     return sink;
   }
-}
-
-/** A failed system call (it carries the call's name), not bytes that failed to decode or parse. */
-function isSystemError(error: unknown): boolean {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string";
 }
 
 /** Counts a file malformed once for each size and mtime at which it is found unreadable. */

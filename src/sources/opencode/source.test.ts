@@ -1,30 +1,33 @@
 /**
  * The opencode reader's pacing: a database that did not change is not scanned again, one that
  * did is; a database starved of session rows by another is still read; a storage/ session
- * changed after a quiet sweep is re-read.
+ * changed after a quiet sweep is re-read; one whose files would not read, or whose newest
+ * message does not parse yet, is tried again after a backoff.
  */
 import Database from "better-sqlite3";
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { failReads } from "../../../test/helpers/failing-reads.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { createOpencodeV2Db } from "../../../test/helpers/opencode-db.js";
 import type { Budget, IndexView, SourceBatch, SourceCheckpoint } from "../types.js";
+import { IO_RETRY_FIRST_MS } from "../shared/io-retry.js";
 import { SCAN_EVERY_TICKS } from "./cadence.js";
 import { OpencodeDb } from "./db.js";
 import { OpencodeSource } from "./source.js";
 
 const AT = Date.UTC(2026, 0, 1);
 
-const budget = (): Budget => ({
+const budget = (now = AT, thorough = true): Budget => ({
   maxRecords: 1000,
   maxBytes: 1 << 20,
   maxEntries: 32,
   maxSessionRows: 32,
   maxFiles: 2,
-  now: AT,
+  now,
   expired: () => false,
-  thorough: true,
+  thorough,
 });
 
 /** Checkpoints as an index would hold them once each batch is committed. */
@@ -188,5 +191,68 @@ describe("opencode source pacing", () => {
     const later = new Date(Date.now() + 5_000);
     utimesSync(path.join(dataDir, "storage", "message", "ses_old"), later, later);
     expect(ticksUntilRead(source, index)).toEqual(["msg_0002"]);
+  });
+
+  /** Background-worker ticks (a look at most once a second) at `now`: the ids read and malformed count. */
+  function tickAt(source: OpencodeSource, index: ReturnType<typeof memoryIndex>, now: number) {
+    const batch = source.nextBatch(index, budget(now, false));
+    index.commit(batch);
+    return { read: batch.records.map((r) => r.sourceKey), malformed: batch.counters.malformed };
+  }
+
+  function oldSession(dataDir: string): void {
+    writeJson(path.join(dataDir, "storage", "session", "proj", "ses_old.json"), {
+      id: "ses_old",
+      directory: "/x",
+      title: "Old",
+      time: { created: AT, updated: AT },
+    });
+  }
+
+  it("tries a storage/ message that would not read again after a backoff, and counts it once", () => {
+    const dataDir = setup();
+    oldSession(dataDir);
+    storageMessage(dataDir, "ses_old", "msg_0001", AT);
+    storageMessage(dataDir, "ses_old", "msg_0002", AT + 10);
+    storageMessage(dataDir, "ses_old", "msg_0003", AT + 20);
+    const faults = failReads(path.join(dataDir, "storage", "message", "ses_old", "msg_0002.json"), 2);
+    cleanups.push(faults.restore);
+    const source = new OpencodeSource({ HOME: dataDir }, { dataDir, dbFile: null });
+    cleanups.push(() => source.close());
+    const index = memoryIndex();
+
+    // The read stops before the failed file: nothing after it is read out of order or lost.
+    expect(tickAt(source, index, AT)).toEqual({ read: ["msg_0001"], malformed: 1 });
+    expect(faults.failed()).toBe(1);
+    for (let t = AT + 1_000; t < AT + IO_RETRY_FIRST_MS; t += 1_000) {
+      expect(tickAt(source, index, t)).toEqual({ read: [], malformed: 0 });
+    }
+    expect(faults.failed()).toBe(1);
+    // Due: it fails again (counted once), and the next wait is twice as long.
+    expect(tickAt(source, index, AT + IO_RETRY_FIRST_MS)).toEqual({ read: [], malformed: 0 });
+    expect(faults.failed()).toBe(2);
+    expect(tickAt(source, index, AT + 2 * IO_RETRY_FIRST_MS)).toEqual({ read: [], malformed: 0 });
+    expect(tickAt(source, index, AT + 3 * IO_RETRY_FIRST_MS)).toEqual({
+      read: ["msg_0002", "msg_0003"],
+      malformed: 0,
+    });
+  });
+
+  it("waits for the newest storage/ message to parse (opencode may be writing it) and passes an older broken one", () => {
+    const dataDir = setup();
+    oldSession(dataDir);
+    storageMessage(dataDir, "ses_old", "msg_0001", AT);
+    storageMessage(dataDir, "ses_old", "msg_0002", AT + 10);
+    storageMessage(dataDir, "ses_old", "msg_0003", AT + 20);
+    const messages = path.join(dataDir, "storage", "message", "ses_old");
+    writeFileSync(path.join(messages, "msg_0001.json"), "{not json");
+    writeFileSync(path.join(messages, "msg_0003.json"), '{"id":"msg_0003","sessionID":"ses_o');
+    const source = new OpencodeSource({ HOME: dataDir }, { dataDir, dbFile: null });
+    cleanups.push(() => source.close());
+    const index = memoryIndex();
+
+    expect(tickAt(source, index, AT)).toEqual({ read: ["msg_0002"], malformed: 2 });
+    storageMessage(dataDir, "ses_old", "msg_0003", AT + 20); // opencode finished writing it
+    expect(tickAt(source, index, AT + IO_RETRY_FIRST_MS)).toEqual({ read: ["msg_0003"], malformed: 0 });
   });
 });

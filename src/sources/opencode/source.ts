@@ -35,6 +35,7 @@ import { emptyBatch } from "../types.js";
 import { ProjectResolver } from "../files/project.js";
 import { BoundedWalker } from "../files/walker.js";
 import { DISCOVERY_INTERVAL_MS } from "../files/jsonl-source.js";
+import { ioRetryAt, isMissing } from "../shared/io-retry.js";
 import { isRecord, parseJson, str } from "../shared/json.js";
 import {
   mapOpencodeSessionRow,
@@ -87,6 +88,15 @@ interface StorageState {
   last: string;
   dirMtime: number;
   sessionMtime: number;
+}
+
+/** A storage/ session waiting to be tried again after a file could not be read (in memory only). */
+interface StorageRetry {
+  failures: number;
+  /** When the session is looked at again, whether or not its folder changed. */
+  at: number;
+  /** The file and mtime last counted malformed, so a retried failure is counted once. */
+  counted: string;
 }
 
 interface StorageFiles {
@@ -198,6 +208,8 @@ export class OpencodeSource implements Source {
   /** The last change-detection sweep found no change, and none was found since. */
   private storageQuiet = false;
   private readonly storageCadence = new ScanCadence();
+  /** storage/ sessions whose last read stopped at a file that could not be read, by session id. */
+  private readonly storageRetries = new Map<string, StorageRetry>();
   private readonly replay: Replay = { list: null, position: 0, current: null, done: false };
 
   constructor(env: Env, options: OpencodeSourceOptions = {}) {
@@ -763,7 +775,7 @@ export class OpencodeSource implements Source {
     const drained = this.storageDirty && this.storageBacklog.size === 0;
     if (sweeping || !this.storageQuiet || drained || due) {
       const started = performance.now();
-      const ended = this.detectStorageChanges(view, budget.maxEntries);
+      const ended = this.detectStorageChanges(view, budget.maxEntries, budget.now);
       this.storageCadence.spent(performance.now() - started);
       if (ended) this.storageCadence.looked(budget.now);
     }
@@ -807,11 +819,11 @@ export class OpencodeSource implements Source {
    * One step of the round robin over storage sessions: at most `entries` checked, up to the
    * sweep's end; true when the sweep ended.
    */
-  private detectStorageChanges(view: IndexView, entries: number): boolean {
+  private detectStorageChanges(view: IndexView, entries: number, now: number): boolean {
     const n = this.storageOrder.length;
     for (let i = 0; i < Math.min(entries, n); i++) {
       const id = this.storageOrder[this.storagePosition++]!;
-      if (!this.storageBacklog.has(id) && this.storageChanged(view, id)) {
+      if (!this.storageBacklog.has(id) && this.storageChanged(view, id, now)) {
         this.storageBacklog.add(id);
         this.storageSweepChanged = true;
         this.storageQuiet = false;
@@ -828,14 +840,22 @@ export class OpencodeSource implements Source {
     return false;
   }
 
-  private storageChanged(view: IndexView, id: string): boolean {
+  private storageChanged(view: IndexView, id: string, now: number): boolean {
+    // A session waiting out a failed read is looked at again when its retry is due, not before.
+    const retry = this.storageRetries.get(id);
+    if (retry) return now >= retry.at;
     const state = parseState<StorageState>(view.checkpoint(this.name, storageKey(id)));
     if (!state) return true;
     const files = this.storage.get(id)!;
     return mtimeOf(files.messages) !== state.dirMtime || mtimeOf(files.session) !== state.sessionMtime;
   }
 
-  /** Reads a storage session's new messages, bounded; true when more are waiting. */
+  /**
+   * Reads a storage session's new messages, bounded; true when more are waiting. A file that
+   * exists but cannot be read stops the read before its message, which is tried again after a
+   * backoff (`storageRetries`); so is the newest message when it does not parse, as opencode may
+   * be writing it. An older message that does not parse is counted and passed.
+   */
   private storageSession(view: IndexView, id: string, batch: SourceBatch, budget: Budget): boolean {
     const key = storageKey(id);
     const state: StorageState = parseState<StorageState>(view.checkpoint(this.name, key)) ?? {
@@ -846,7 +866,12 @@ export class OpencodeSource implements Source {
     };
     const files = this.storage.get(id)!;
     const { session: sessionFile, messages: messageDir } = files;
-    const sessionBytes = readBytes(sessionFile);
+    const failed = (file: string): false => {
+      this.storageFailed(id, file, batch, budget.now);
+      return false;
+    };
+    const sessionBytes = readStorageFile(sessionFile);
+    if (sessionBytes === "failed") return failed(sessionFile);
     const sessionJson = sessionBytes ? parseJson(sessionBytes.toString("utf8")) : { ok: false as const };
     const meta = sessionJson.ok ? mapOpencodeStorageSession(sessionJson.value) : undefined;
     const sessionMtime = mtimeOf(sessionFile);
@@ -863,63 +888,61 @@ export class OpencodeSource implements Source {
       this.conversations.set(id, conversation);
     }
     const dirMtime = mtimeOf(messageDir);
-    let names: string[] = [];
-    try {
-      names = readdirSync(messageDir)
-        .filter((n) => n.endsWith(".json"))
-        .sort();
-    } catch {
-      names = [];
-    }
+    const names = listJson(messageDir);
+    if (names === "failed") return failed(messageDir);
     let more = false;
+    /** The file that stopped this read, when one could not be read. */
+    let failedAt: string | null = null;
     let count = 0;
     // Emitted after the page: a session file without a directory (the oldest layout's) takes
     // its project from the first message that records a cwd, and every record carries it.
     const records: OpencodeRecord[] = [];
     let cwd: string | undefined;
-    for (const name of names) {
+    for (const [i, name] of names.entries()) {
       const messageId = name.slice(0, -".json".length);
       if (messageId <= state.last) continue;
       if (count >= PAGE_MAX_ROWS || batch.records.length >= budget.maxRecords || budget.expired()) {
         more = true;
         break;
       }
-      count += 1;
       const file = path.join(messageDir, name);
-      const bytes = readBytes(file);
-      const parsed = bytes ? parseJson(bytes.toString("utf8")) : { ok: false as const };
-      const partDir = files.parts(messageId);
-      const parts: unknown[] = [];
-      let partNames: string[] = [];
-      try {
-        partNames = readdirSync(partDir)
-          .filter((n) => n.endsWith(".json"))
-          .sort();
-      } catch {
-        partNames = [];
+      const bytes = readStorageFile(file);
+      const parsed = bytes === "failed" || bytes === null ? null : parseJson(bytes.toString("utf8"));
+      if (bytes === "failed" || (parsed && !parsed.ok && i === names.length - 1)) {
+        failedAt = file;
+        break;
       }
+      const partDir = files.parts(messageId);
+      const partNames = listJson(partDir);
+      if (partNames === "failed") {
+        failedAt = partDir;
+        break;
+      }
+      const parts: unknown[] = [];
       const partFiles: { file: string; bytes: Buffer }[] = [];
       for (const partName of partNames) {
         const partFile = path.join(partDir, partName);
-        const partBytes = readBytes(partFile);
-        if (!partBytes) {
-          // Gone since the listing is no loss; a part that exists but cannot be read is counted.
-          if (mtimeOf(partFile) !== -1) batch.counters.malformed += 1;
-          continue;
+        const partBytes = readStorageFile(partFile);
+        if (partBytes === "failed") {
+          failedAt = partFile;
+          break;
         }
+        if (!partBytes) continue; // gone since the listing: no loss
         partFiles.push({ file: partFile, bytes: partBytes });
         const part = parseJson(partBytes.toString("utf8"));
         if (part.ok) parts.push(part.value);
         else batch.counters.malformed += 1;
       }
-      if (!parsed.ok) {
+      if (failedAt !== null) break;
+      count += 1;
+      if (parsed && !parsed.ok) {
         batch.counters.malformed += 1;
-      } else {
+      } else if (parsed) {
         const record = mapOpencodeStorageMessage(parsed.value, parts);
         records.push(record);
         cwd ??= messageCwd(parsed.value);
         const at = record.type === "turn" ? record.at : null;
-        if (bytes) this.retainFile(batch, file, conversation.id, bytes, at);
+        this.retainFile(batch, file, conversation.id, bytes as Buffer, at);
         for (const part of partFiles) this.retainFile(batch, part.file, conversation.id, part.bytes, at);
       }
       state.last = messageId;
@@ -931,10 +954,23 @@ export class OpencodeSource implements Source {
       batch.conversations.push(conversation);
     }
     for (const record of records) this.emit(record, conversation, batch);
-    if (!more) state.dirMtime = dirMtime;
+    if (failedAt !== null) failed(failedAt);
+    else this.storageRetries.delete(id);
+    if (!more && failedAt === null) state.dirMtime = dirMtime;
     state.sessionMtime = sessionMtime;
     batch.checkpoints.push(this.rowCheckpoint(key, state));
     return more;
+  }
+
+  /** Schedules a storage/ session's next try after a failed read; counted once per file and mtime. */
+  private storageFailed(id: string, file: string, batch: SourceBatch, now: number): void {
+    const retry = this.storageRetries.get(id) ?? { failures: 0, at: 0, counted: "" };
+    retry.failures += 1;
+    retry.at = ioRetryAt(now, retry.failures);
+    const mark = `${file}:${mtimeOf(file)}`;
+    if (retry.counted !== mark) batch.counters.malformed += 1;
+    retry.counted = mark;
+    this.storageRetries.set(id, retry);
   }
 
   private retainFile(
@@ -972,11 +1008,23 @@ function mtimeOf(file: string): number {
   }
 }
 
-function readBytes(file: string): Buffer | null {
+/** A storage/ file's bytes; null when it is gone, "failed" when it is there but would not read. */
+function readStorageFile(file: string): Buffer | null | "failed" {
   try {
     return readFileSync(file);
-  } catch {
-    return null;
+  } catch (error) {
+    return isMissing(error) ? null : "failed";
+  }
+}
+
+/** The JSON files of a storage/ folder, sorted; none when it is gone, "failed" when unlistable. */
+function listJson(dir: string): string[] | "failed" {
+  try {
+    return readdirSync(dir)
+      .filter((n) => n.endsWith(".json"))
+      .sort();
+  } catch (error) {
+    return isMissing(error) ? [] : "failed";
   }
 }
 
