@@ -342,4 +342,38 @@ describe("recall index / forget / export", () => {
     expect(badHit.status).toBe(2);
     expect(badHit.stderr.split("\n")).toHaveLength(2);
   });
+
+  it("indexes a line dated past the year 9999 undated, and prints a stored time no Date can hold", () => {
+    const { home, env } = setup();
+    const run = (...args: string[]) => runCli(args, env);
+    const dated = JSON.parse(
+      claudeLine({ uuid: "c3", session: SESSION, text: "the yeti sighting", at: BASE_TIME + 2 }),
+    ) as Record<string, unknown>;
+    dated["timestamp"] = 1e20;
+    appendFileSync(
+      path.join(home, ".claude", "projects", "-p", `${SESSION}.jsonl`),
+      `${JSON.stringify(dated)}\n`,
+    );
+    expect(run("index").status).toBe(0);
+    const found = JSON.parse(run("search", "yeti", "--json").stdout) as { hits: { at: number }[] };
+    expect(found.hits).toHaveLength(1);
+    expect(found.hits[0]!.at).toBeLessThan(253402300800000);
+
+    // An index written before that check holds such a time: every command still prints.
+    const db = new Database(path.join(env.RECALL_HOME, "history.db"));
+    db.prepare("UPDATE recall_documents SET at = 1e20").run();
+    db.prepare("UPDATE recall_records SET at = 1e20").run();
+    db.close();
+    for (const args of [
+      ["search", "flamingo"],
+      ["status"],
+      ["index"],
+      ["conversation", `claude:${SESSION}`],
+    ]) {
+      const out = run(...args);
+      expect(out.stderr, args.join(" ")).toBe("");
+      expect(out.status, args.join(" ")).toBe(0);
+    }
+    expect(run("search", "flamingo").stdout).toContain("? ");
+  });
 });

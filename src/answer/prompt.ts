@@ -1,4 +1,5 @@
 import { MAX_PROMPT_SNIPPETS, MAX_PROMPT_SNIPPET_CHARS, type AnswerHit } from "./types.js";
+import { isoInstant } from "../core/instant.js";
 
 /** A question's length in a prompt; search_history's own bound on query text. */
 const MAX_QUESTION_CHARS = 1000;
@@ -20,7 +21,7 @@ export function promptHits<H extends AnswerHit>(hits: readonly H[]): H[] {
 export function buildPrompt(question: string, hits: readonly AnswerHit[]): string {
   const sent = promptHits(hits);
   const excerpts = sent.map((hit) => {
-    const when = new Date(hit.at).toISOString();
+    const when = isoInstant(hit.at) ?? "unknown";
     const where = hit.project ? ` project=${JSON.stringify(hit.project)}` : "";
     return [
       `<excerpt id="${hit.id}" kind="${hit.kind}" agent="${hit.agent}" at="${when}"${where}>`,

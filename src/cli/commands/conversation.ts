@@ -18,6 +18,7 @@ import {
 } from "../../tools/get-conversation.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
+import { isoInstant } from "../../core/instant.js";
 
 interface ConversationFlags {
   after?: string;
@@ -93,7 +94,7 @@ export const conversationCommand: CommandModule = {
           if (flags.json) return printJson(page);
           if (page.prev) process.stdout.write(`earlier: recall conversation ${id} --before ${page.prev}\n\n`);
           for (const record of page.records) {
-            const when = new Date(record.at).toISOString().replace("T", " ").slice(0, 19);
+            const when = (isoInstant(record.at) ?? "?").replace("T", " ").slice(0, 19);
             const hit = record.id === page.focus ? "  ← the hit" : "";
             process.stdout.write(
               `[${when}] ${record.role}${record.truncated ? " (truncated)" : ""}${hit}\n${record.text}\n\n`,

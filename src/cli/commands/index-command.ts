@@ -11,6 +11,7 @@ import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
+import { isoInstant } from "../../core/instant.js";
 
 interface IndexFlags {
   json?: boolean;
@@ -77,9 +78,7 @@ function formatSummary(summary: IndexSummary): string {
     `${summary.by === "broker" ? "The running broker indexed" : "Indexed"} ${summary.records} records in ${summary.batches} batches (${summary.seconds.toFixed(1)} s, engine ${summary.engine}) into ${summary.file}`,
   ];
   for (const s of summary.sources) {
-    const through = s.indexedThrough
-      ? new Date(s.indexedThrough).toISOString().slice(0, 16).replace("T", " ")
-      : "-";
+    const through = isoInstant(s.indexedThrough)?.slice(0, 16).replace("T", " ") ?? "-";
     lines.push(
       `  ${s.source.padEnd(12)} ${s.records} records read, ${s.documents} documents in ${s.conversations} conversations, ` +
         `${s.files} files; skipped ${s.skipped}, oversized ${s.oversized}, malformed ${s.malformed}; ` +

@@ -13,6 +13,7 @@ import { createAnswerer } from "../../answer/index.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { highlight } from "../highlight.js";
+import { isoInstant } from "../../core/instant.js";
 
 interface SearchFlags {
   project?: string;
@@ -34,7 +35,7 @@ function parseLimit(value: string | undefined): number | undefined {
 }
 
 export function formatHit(hit: HistoryHit, tokens: string[], color: boolean): string {
-  const when = new Date(hit.at).toISOString().replace("T", " ").slice(0, 16);
+  const when = (isoInstant(hit.at) ?? "?").replace("T", " ").slice(0, 16);
   const where = [hit.agent, hit.kind, hit.project ?? "", hit.session ? `session ${hit.session}` : ""]
     .filter(Boolean)
     .join(" · ");

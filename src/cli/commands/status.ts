@@ -8,6 +8,7 @@ import { readCoverage, readPublishedCoverage } from "../../store/coverage-row.js
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
+import { isoInstant } from "../../core/instant.js";
 
 function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
@@ -86,12 +87,12 @@ export const statusCommand: CommandModule = {
           if (status.lastRun) {
             out.push(
               `last indexing run: ${status.lastRun.records} records in ${status.lastRun.batches} batches, ` +
-                `${(status.lastRun.ms / 1000).toFixed(1)} s, finished ${new Date(status.lastRun.finishedAt).toISOString().slice(0, 16)}`,
+                `${(status.lastRun.ms / 1000).toFixed(1)} s, finished ${isoInstant(status.lastRun.finishedAt)?.slice(0, 16) ?? "?"}`,
             );
           }
           const states = new Map(status.coverage.map((c) => [c.source, c]));
           for (const s of status.sources) {
-            const through = s.indexedThrough ? new Date(s.indexedThrough).toISOString().slice(0, 16) : "—";
+            const through = isoInstant(s.indexedThrough)?.slice(0, 16) ?? "—";
             const state =
               states.get(s.source)?.state ?? (s.backlogFiles > 0 || !s.discovered ? "indexing" : "ready");
             out.push(

@@ -22,7 +22,13 @@ describe("parseTimestamp", () => {
     expect(parseTimestamp(1790768340.0477471)).toBe(1790768340048);
     expect(parseTimestamp("1790768340")).toBe(1790768340000);
     expect(parseTimestamp(1790768340, "ms")).toBe(1790768340);
-    expect(parseTimestamp(1790768340040, "s")).toBe(1790768340040000);
+    expect(parseTimestamp(179076834004, "s")).toBe(179076834004000);
+  });
+
+  it("returns null past the year 9999 (a Date could not print it, or no transcript is that late)", () => {
+    expect(parseTimestamp(253402300799999)).toBe(253402300799999);
+    for (const v of [1e20, 253402300800000, Infinity]) expect(parseTimestamp(v)).toBeNull();
+    expect(parseTimestamp(1790768340040, "s")).toBeNull();
   });
 
   it("returns null for absent, zero and placeholder values", () => {
