@@ -26,4 +26,4 @@ export {
   classifyTag,
   type TagClass,
 } from "./dyad-tag-policy.js";
-export { CLAUDE_COMMAND_TAGS, INJECTED_TAGS } from "./injected-context.js";
+export { CLAUDE_COMMAND_TAGS, INJECTED_TAGS, commandLine } from "./injected-context.js";

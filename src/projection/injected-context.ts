@@ -133,6 +133,11 @@ export function stripInjectedContext(text: string, out: InjectedStripOutput): st
   }
   if (textStart < n) out.text(text, textStart, n);
 
-  const cmd = shortValue(`${command ?? ""} ${args ?? ""}`, COMMAND_MAX_CHARS);
-  return command !== undefined && cmd ? `[command: ${cmd}]` : "";
+  return command === undefined ? "" : commandLine(command, args ?? "");
+}
+
+/** A slash command as one short metadata line, `[command: /name args]` ("" when it is blank). */
+export function commandLine(name: string, args: string): string {
+  const cmd = shortValue(`${name} ${args}`, COMMAND_MAX_CHARS);
+  return cmd ? `[command: ${cmd}]` : "";
 }

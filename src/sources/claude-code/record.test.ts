@@ -131,6 +131,21 @@ describe("parseClaudeLine: user lines", () => {
     expect(stdout.turn.role).toBe("context");
   });
 
+  it("keeps what was typed after a slash command as the person's words", () => {
+    const command = turn(
+      parseClaudeLine(
+        user(
+          "u-a",
+          "<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>zebracorn login bug</command-args>",
+        ),
+      ),
+    );
+    expect(command.turn.role).toBe("user");
+    expect(command.turn.blocks.filter((b) => b.type === "text")).toEqual([
+      { type: "text", text: "[command: /review zebracorn login bug]" },
+    ]);
+  });
+
   it("keeps a prompt's own text and splits an appended reminder into a context block", () => {
     const r = turn(
       parseClaudeLine(

@@ -8,7 +8,8 @@
  *   `isMeta` lines and text that is only `<system-reminder>`, `<command-*>`,
  *   `<local-command-*>` or `<bash-*>` spans are role "context"; `isCompactSummary` lines are
  *   role "system" with `isCompactionSummary`. Reminder spans inside a real prompt become
- *   context blocks beside the prompt's text.
+ *   context blocks beside the prompt's text. A slash command typed with arguments is a user
+ *   turn: `[command: /name args]`.
  * - `assistant` lines: text, thinking, tool_use/server_tool_use (tool_call) and server tool
  *   results (tool_result). `redacted_thinking` and signatures are dropped. API error lines
  *   (`isApiErrorMessage`, model `<synthetic>`) are role "system".
@@ -19,7 +20,7 @@
  * Images keep only their media type; base64 never leaves this module.
  */
 import type { TranscriptBlock, TranscriptTurn } from "../../core/transcript.js";
-import { CLAUDE_COMMAND_TAGS } from "../../projection/index.js";
+import { CLAUDE_COMMAND_TAGS, commandLine } from "../../projection/index.js";
 import { arr, bool, isRecord, num, obj, parseJsonObjectLine, str, type JsonObject } from "../shared/json.js";
 import { parseTimestamp } from "../shared/time.js";
 import { scrubBinary } from "../shared/binary.js";
@@ -227,6 +228,11 @@ function mapTurnLine(record: JsonObject, lineType: ClaudeLineType): ClaudeRecord
 function textToBlocks(text: string, blocks: TranscriptBlock[]): void {
   const split = splitInjected(text, CLAUDE_INJECTED_TAGS);
   for (const span of split.context) blocks.push({ type: "context", label: span.label, text: span.text });
+  // What the person typed after a slash command is their words: it stays searchable as one
+  // metadata line. A bare command (`/clear`) stays context.
+  const args = split.context.find((span) => span.label === "command-args")?.text ?? "";
+  const name = split.context.find((span) => span.label === "command-name")?.text;
+  if (name !== undefined && args.length > 0) blocks.push({ type: "text", text: commandLine(name, args) });
   if (split.text.length > 0) blocks.push({ type: "text", text: split.text });
 }
 
