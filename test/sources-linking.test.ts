@@ -256,6 +256,38 @@ describe("linking and dedupe", () => {
     expect(titleOf(`claude:${uuidOf(13)}`)).toBeNull();
   });
 
+  it("Claude: a title the person chose outlasts generated ones written after it, across a restart", async () => {
+    h = await createHarness();
+    const dir = projectDir(h);
+    const s = uuidOf(14);
+    const file = path.join(dir, `${s}.jsonl`);
+    const titleLine = (type: "custom-title" | "ai-title", title: string) =>
+      `${JSON.stringify({ type, sessionId: s, [type === "custom-title" ? "customTitle" : "aiTitle"]: title })}\n`;
+    writeFileSync(
+      file,
+      claudeLine({ uuid: "t1", session: s, text: "tune the osprey cache" }) +
+        titleLine("ai-title", "Osprey cache tuning") +
+        titleLine("custom-title", "My osprey notes"),
+    );
+    h.index();
+    const titleOf = () =>
+      (
+        h!.store.db.prepare("SELECT title FROM recall_conversations WHERE id = ?").get(`claude:${s}`) as {
+          title: string | null;
+        }
+      ).title;
+    expect(titleOf()).toBe("My osprey notes");
+    h.restart();
+    appendFileSync(file, titleLine("ai-title", "Osprey cache follow-up"));
+    h.index();
+    expect(titleOf()).toBe("My osprey notes");
+    // Every title still finds the session; a new chosen title replaces the old one.
+    expect(sessionsForAlias(h.store.db, "Osprey cache follow-up")).toEqual(["Osprey cache follow-up", s]);
+    appendFileSync(file, titleLine("custom-title", "Osprey, final"));
+    h.index();
+    expect(titleOf()).toBe("Osprey, final");
+  });
+
   it("Claude: subagents in the flat pre-2.1.2 layout and the subagents/ layout link to their session", async () => {
     h = await createHarness();
     const dir = path.join(claudeProjects(h.home), "-p");

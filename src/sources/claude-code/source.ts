@@ -106,6 +106,8 @@ interface ClaudeSnapshot {
   sessionId?: string;
   /** Summary titles waiting for their leaf uuid to turn up in this file. */
   titles?: [string, string][];
+  /** The person named the session (`custom-title`): a later generated title does not replace it. */
+  named?: true;
 }
 
 class ClaudeFileParser implements JsonlParser {
@@ -120,6 +122,8 @@ class ClaudeFileParser implements JsonlParser {
   private readonly recentUuids = new RecentSet(4096);
   private readonly pendingTitles: RecentMap<string>;
   private lastAt: number;
+  /** See ClaudeSnapshot.named. */
+  private named: boolean;
   private cwdSeen = false;
   private readonly isMain: boolean;
 
@@ -166,6 +170,7 @@ class ClaudeFileParser implements JsonlParser {
     };
     this.lastAt = context.mtimeMs;
     this.pendingTitles = new RecentMap(64, (snapshot as ClaudeSnapshot | null)?.titles ?? []);
+    this.named = (snapshot as ClaudeSnapshot | null)?.named === true;
   }
 
   line(line: JsonlLine, sink: JsonlSink): void {
@@ -184,7 +189,7 @@ class ClaudeFileParser implements JsonlParser {
           sink.titleClaim({ leaf: record.leafUuid, title: record.title, origin: this.conversation });
           return;
         }
-        this.title(record.title, sink);
+        this.title(record.title, sink, record.source === "custom-title");
         return;
       case "turn": {
         const pending = this.pendingTitles.size > 0 ? this.pendingTitles.get(record.uuid) : undefined;
@@ -212,14 +217,23 @@ class ClaudeFileParser implements JsonlParser {
   }
 
   snapshot(): unknown {
-    const titles = this.pendingTitles.size > 0 ? { titles: this.pendingTitles.toJSON() } : {};
+    const titles: ClaudeSnapshot = {
+      ...(this.pendingTitles.size > 0 ? { titles: this.pendingTitles.toJSON() } : {}),
+      ...(this.named ? { named: true as const } : {}),
+    };
     const snapshot: ClaudeSnapshot = this.isMain ? titles : { sessionId: this.session, ...titles };
     return Object.keys(snapshot).length > 0 ? snapshot : null;
   }
 
-  private title(title: string, sink: JsonlSink): void {
-    this.update(sink, { title });
+  /**
+   * Titles the conversation; every title is an alias. A title the person chose (`custom-title`)
+   * is kept over generated ones (`ai-title`, summaries) that Claude Code writes after it.
+   */
+  private title(title: string, sink: JsonlSink, chosen = false): void {
     sink.alias(title, this.session);
+    if (this.named && !chosen) return;
+    this.named ||= chosen;
+    this.update(sink, { title });
   }
 
   private update(sink: JsonlSink, change: Partial<ConversationRef>): void {
