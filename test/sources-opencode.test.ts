@@ -270,6 +270,11 @@ describe("opencode", () => {
       .prepare("SELECT parent FROM recall_conversations WHERE id = 'opencode:ses_b'")
       .get();
     expect(child).toEqual({ parent: "opencode:ses_a" });
+    // 2.x session rows leave the model out; the conversation takes its messages' model.
+    const model = h.store.db
+      .prepare("SELECT model FROM recall_conversations WHERE id = 'opencode:ses_a'")
+      .get();
+    expect(model).toEqual({ model: "m1" });
 
     // More rows while the index runs, and a row updated in place (opencode streams into rows).
     addV2Message(writer, "ses_b", "msg_b2", 2, "assistant", "streaming pangolin", BASE_TIME + 30);

@@ -618,8 +618,19 @@ export class OpencodeSource implements Source {
       else batch.counters.skipped += 1;
       return;
     }
-    const ref =
+    let ref =
       record.sessionId === conversation.session ? conversation : this.conversationOf(record.sessionId);
+    // 2.x session rows carry no model; each message names its own. The conversation takes the
+    // latest one, as Claude Code's and Codex's do.
+    const model = record.model?.modelID;
+    if (model) {
+      const known = this.conversations.get(record.sessionId) ?? ref;
+      if (known.model !== model) {
+        ref = { ...known, model };
+        this.conversations.set(record.sessionId, ref);
+        batch.conversations.push(ref);
+      } else ref = known;
+    }
     const out: SourceRecord = {
       sourceKey: record.id,
       hitId: `transcript:${OPENCODE_AGENT}:${record.sessionId}:${record.id}`,
