@@ -2,7 +2,7 @@ import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { containsPhrase, foldedTokens } from "./bm25.js";
 import { rankDocuments, type RankResult } from "./planner.js";
-import { ftsPhrase } from "./query.js";
+import { ftsPhrase, phraseTokens } from "./query.js";
 import { excerpt } from "./excerpt.js";
 import { prefixTerm } from "./stem.js";
 
@@ -31,8 +31,10 @@ export interface ChatScope {
 
 /** How many ranked messages the post-processing sees (grouping needs more than `limit`). */
 export const CANDIDATE_WINDOW = 200;
-/** Excerpt length in tokens (FTS5 snippet()). */
+/** Excerpt length in tokens (FTS5 snippet()); excerpts are also bounded in code points (excerpt.ts). */
 export const EXCERPT_TOKENS = 14;
+/** The longest exact phrase, in tokens, the phrase bonus checks. */
+export const MAX_PHRASE_TOKENS = 32;
 
 export interface ChatCandidates {
   candidates: ChatCandidate[];
@@ -94,6 +96,14 @@ export function chatCandidates(db: Db, tokens: readonly string[], scope: ChatSco
 }
 
 /**
+ * The exact phrase of a search_chats query: its tokens in order, stopwords and repeats kept
+ * (unlike its search terms, chat-query.ts), at most MAX_PHRASE_TOKENS (a longer query's first).
+ */
+export function chatPhraseTokens(query: string): string[] {
+  return phraseTokens(query, MAX_PHRASE_TOKENS);
+}
+
+/**
  * Which of the candidates (already scoped) also contain the whole query as an exact phrase (the
  * tokens adjacent and in order, inside the title or the body), as message ids. Rows are checked
  * on their own text when it holds only characters whose folding bm25.ts reproduces exactly
@@ -133,10 +143,15 @@ export function phraseMatches(
   return new Set(candidates.filter((c) => found.has(c.docId)).map((c) => c.messageId));
 }
 
+/** The terms excerpts centre on: the query tokens and their prefix terms. */
+export function chatExcerptTerms(tokens: readonly string[]): string[] {
+  return [...new Set([...tokens, ...chatSearchTerms(tokens)])];
+}
+
 /**
  * Excerpts of candidates by message id: EXCERPT_TOKENS tokens of the body around the query's
- * terms (prefix terms included), computed from the text (excerpt.ts) rather than by FTS5's
- * snippet(), which would look each id up in the index again.
+ * terms (prefix terms included), at most EXCERPT_MAX_CHARS code points, computed from the text
+ * (excerpt.ts) rather than by FTS5's snippet(), which would look each id up in the index again.
  */
 export function chatExcerpts(
   db: Db,
@@ -144,7 +159,7 @@ export function chatExcerpts(
   candidates: readonly ChatCandidate[],
 ): (messageIds: readonly number[]) => Map<number, string> {
   const docOf = new Map(candidates.map((c) => [c.messageId, c.docId]));
-  const terms = [...new Set([...tokens, ...chatSearchTerms(tokens)])];
+  const terms = chatExcerptTerms(tokens);
   const read = statement(
     db,
     "SELECT d.id, d.body FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value",

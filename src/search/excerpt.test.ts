@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { excerpt } from "./excerpt.js";
+import { EXCERPT_MAX_CHARS, excerpt, shortenExcerpt } from "./excerpt.js";
 
 describe("excerpts", () => {
   it("returns short text whole", () => {
@@ -21,5 +21,50 @@ describe("excerpts", () => {
     expect(excerpt(`${"x ".repeat(20)}Crème brûlée ${"y ".repeat(20)}`, ["creme"], 4)).toContain(
       "Crème brûlée",
     );
+  });
+
+  const length = (s: string) => Array.from(s).length;
+  // With the u flag, a surrogate matches only when it is not half of a pair.
+  const wellFormed = (s: string) => !/[\uD800-\uDFFF]/u.test(s);
+
+  it("bounds an excerpt whose window holds a huge run of punctuation", () => {
+    const out = excerpt(`zebraword one two ${"-".repeat(14_000)} three quagga`, ["zebraword", "quagga"], 14);
+    expect(length(out)).toBeLessThanOrEqual(EXCERPT_MAX_CHARS);
+    expect(out.startsWith("zebraword one two --")).toBe(true);
+    expect(out.endsWith("-…")).toBe(true);
+  });
+
+  it("bounds an excerpt whose window holds a huge token", () => {
+    const out = excerpt(`okapiword ${"y".repeat(14_000)}`, ["okapiword"], 14);
+    expect(length(out)).toBeLessThanOrEqual(EXCERPT_MAX_CHARS);
+    expect(out).toMatch(/^okapiword y+…$/);
+    expect(excerpt("-".repeat(14_000), ["okapiword"], 14)).toBe(`${"-".repeat(EXCERPT_MAX_CHARS - 1)}…`);
+  });
+
+  it("centres the matches and keeps surrogate pairs whole", () => {
+    const text = `${"a".repeat(5000)} 😀 okapiword 😀 ${"b".repeat(5000)}`;
+    const out = excerpt(text, ["okapiword"], 14, 41);
+    expect(out).toBe(`…${"a".repeat(12)} 😀 okapiword 😀 ${"b".repeat(12)}…`);
+    expect(length(out)).toBe(41);
+    const emoji = excerpt(`okapiword ${"😀".repeat(5000)} end`, ["okapiword"], 14, 30);
+    expect(emoji).toBe(`okapiword ${"😀".repeat(19)}…`);
+    expect(wellFormed(emoji)).toBe(true);
+    for (let max = 3; max < 60; max++) {
+      const cut = excerpt(`${"😀".repeat(90)} okapiword ${"😀".repeat(90)}`, ["okapiword"], 14, max);
+      expect(wellFormed(cut), String(max)).toBe(true);
+      expect(length(cut), String(max)).toBeLessThanOrEqual(max);
+    }
+  });
+
+  it("shortens an excerpt around its matches, keeping its cut markers", () => {
+    const long = excerpt(
+      `${"x ".repeat(100)}${"a".repeat(300)} okapiword ${"b".repeat(300)}`,
+      ["okapiword"],
+      14,
+    );
+    expect(long.startsWith("…")).toBe(true);
+    const short = shortenExcerpt(long, ["okapiword"], 30);
+    expect(short).toBe(`…${"a".repeat(8)} okapiword ${"b".repeat(9)}…`);
+    expect(shortenExcerpt("short one", ["okapiword"], 30)).toBe("short one");
   });
 });

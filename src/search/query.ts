@@ -17,6 +17,16 @@ export function queryTokens(query: string, max = Number.POSITIVE_INFINITY): stri
   return [...seen];
 }
 
+/** Literal tokens in query order, case-folded, repeats kept: the query read as an exact phrase. */
+export function phraseTokens(query: string, max = Number.POSITIVE_INFINITY): string[] {
+  const out: string[] = [];
+  for (const match of query.normalize("NFC").matchAll(TOKEN)) {
+    if (out.length >= max) break;
+    out.push(match[0].toLowerCase());
+  }
+  return out;
+}
+
 /** One FTS5 string literal: double quotes doubled, nothing else interpreted. */
 export function quoteFts(token: string): string {
   return `"${token.replace(/"/g, '""')}"`;

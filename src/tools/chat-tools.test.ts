@@ -5,7 +5,8 @@ import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { attachChatSearch, type ChatSearch } from "../embed/attach.js";
 import type { ToolContext, ToolDefinition } from "./definition.js";
 import { runTool } from "./run.js";
-import { SEARCH_CHATS_BUDGET_BYTES, type SearchChatsOutput } from "./search-chats.js";
+import { EXCERPT_MAX_CHARS } from "../search/excerpt.js";
+import { fitSearchOutput, SEARCH_CHATS_BUDGET_BYTES, type SearchChatsOutput } from "./search-chats.js";
 import { READ_CHAT_BUDGET_BYTES, type ReadChatOutput } from "./read-chat.js";
 
 let f: DyadFixture;
@@ -505,6 +506,102 @@ describe("hybrid flow and scope", () => {
     for (const sql of recallSql) {
       expect(sql).not.toMatch(/ai_messages_json/i);
       expect(sql).not.toMatch(/SELECT\s+\*/i);
+    }
+    g.db.close();
+    t.cleanup();
+  });
+});
+
+describe("search_chats with huge messages and stopword phrases", () => {
+  it("bounds every excerpt, so one huge message never hides the other matching chats", async () => {
+    const t = tempDir();
+    const g = createDyadDb(t.dir);
+    const app = g.app();
+    // Ranked first (title and two body matches), holding two ~14,000-character messages.
+    const huge = g.chat(app, "zebraword okapiword notes");
+    g.message(huge, "user", `zebraword one two ${"-".repeat(14_000)} three quagga`);
+    g.message(huge, "assistant", `okapiword ${"y".repeat(14_000)}`);
+    const others: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const c = g.chat(app, `Other ${i}`);
+      g.message(c, "user", `a short zebraword remark number ${i}`);
+      others.push(c);
+    }
+    const cs = await attachChatSearch(g.db, { file: g.file });
+    await cs.indexer.drain();
+    const raw = await runTool(cs.tools[0], { query: "zebraword okapiword" }, { appId: app });
+    const out = JSON.parse(raw) as SearchChatsOutput;
+    expect(Buffer.byteLength(raw)).toBeLessThanOrEqual(SEARCH_CHATS_BUDGET_BYTES);
+    expect(out.results_truncated).toBeUndefined();
+    expect(out.results.map((r) => r.chat_id).sort((a, b) => a - b)).toEqual([huge, ...others]);
+    expect(out.results[0]!.chat_id).toBe(huge);
+    const excerpts = out.results.flatMap((r) => r.matches.map((m) => m.excerpt));
+    for (const e of excerpts) expect(Array.from(e).length).toBeLessThanOrEqual(EXCERPT_MAX_CHARS);
+    const hugeExcerpts = out.results[0]!.matches.map((m) => m.excerpt);
+    expect(hugeExcerpts).toHaveLength(2);
+    expect(hugeExcerpts.some((e) => e.startsWith("zebraword one two --") && e.endsWith("…"))).toBe(true);
+    expect(hugeExcerpts.some((e) => e.startsWith("okapiword yyy") && e.endsWith("…"))).toBe(true);
+    g.db.close();
+    t.cleanup();
+  });
+
+  it("fits the budget by dropping and shortening excerpts before dropping chats", () => {
+    const match = (id: number, excerpt: string) => ({
+      message_id: id,
+      role: "user",
+      created_at: "2026-07-12T18:29:00.000Z",
+      excerpt,
+      projection_truncated: false,
+    });
+    const output: SearchChatsOutput = {
+      query: "zebraword",
+      index_status: "ready",
+      notice: "n",
+      results: [
+        {
+          chat_id: 1,
+          title: "huge",
+          last_message_at: null,
+          matches: [
+            match(1, `zebraword ${"y".repeat(14_000)}…`),
+            match(2, `zebraword ${"z".repeat(14_000)}…`),
+          ],
+        },
+        ...[2, 3, 4, 5].map((i) => ({
+          chat_id: i,
+          title: `chat ${i}`,
+          last_message_at: null,
+          matches: [match(i * 10, `a zebraword ${i}`), match(i * 10 + 1, `b zebraword ${i}`)],
+        })),
+      ],
+      archival_content: true,
+    };
+    const fitted = fitSearchOutput(output, 4096, ["zebraword"]);
+    expect(Buffer.byteLength(JSON.stringify(fitted))).toBeLessThanOrEqual(4096);
+    expect(fitted.results_truncated).toBe(true);
+    expect(fitted.results.map((r) => r.chat_id)).toEqual([1, 2, 3, 4, 5]);
+    expect(fitted.results[0]!.matches[0]!.excerpt).toMatch(/^zebraword y+…$/);
+    for (const r of fitted.results.slice(1)) expect(r.matches).toHaveLength(2);
+    // The input is left untouched.
+    expect(output.results[0]!.matches).toHaveLength(2);
+  });
+
+  it("gives the exact-phrase bonus to a phrase containing stopwords", async () => {
+    const t = tempDir();
+    const g = createDyadDb(t.dir);
+    const app = g.app();
+    const exact = g.chat(app, "Storage", 1_700_000_000);
+    g.message(exact, "user", "we decided to use kestrelbase", { createdAt: 1_700_000_001 });
+    const scattered = g.chat(app, "Storage again", 1_700_000_100);
+    g.message(scattered, "user", "we decided kestrelbase use", { createdAt: 1_700_000_101 });
+    const cs = await attachChatSearch(g.db, { file: g.file });
+    await cs.indexer.drain();
+    for (const query of ["decided to use kestrelbase", "Decided to use KestrelBase!"]) {
+      const out = JSON.parse(await runTool(cs.tools[0], { query }, { appId: app })) as SearchChatsOutput;
+      expect(
+        out.results.map((r) => r.chat_id),
+        query,
+      ).toEqual([exact, scattered]);
     }
     g.db.close();
     t.cleanup();

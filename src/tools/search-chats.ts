@@ -2,7 +2,15 @@ import { z } from "zod";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
-import { chatCandidates, chatExcerpts, indexedLastMessageTimes, phraseMatches } from "../search/chats.js";
+import {
+  chatCandidates,
+  chatExcerptTerms,
+  chatExcerpts,
+  chatPhraseTokens,
+  indexedLastMessageTimes,
+  phraseMatches,
+} from "../search/chats.js";
+import { shortenExcerpt } from "../search/excerpt.js";
 import { chatQueryTerms } from "../search/chat-query.js";
 import { rankChats, type RankedChat } from "../search/chat-rank.js";
 import { lastMessageTimes } from "../sources/dyad/tables.js";
@@ -24,6 +32,8 @@ export const SEARCH_CHATS_BUDGET_BYTES = 12 * 1024;
 /** How long a search waits for an indexing run already under way. */
 export const INDEX_WAIT_MS = 1000;
 const TITLE_MAX_CHARS = 200;
+/** The length, in code points, fitSearchOutput cuts excerpts to before it drops matches or chats. */
+export const SHORT_EXCERPT_CHARS = 80;
 
 export interface SearchChatsOutput {
   query: string;
@@ -54,16 +64,44 @@ const cap = (s: string, n: number) =>
     : s;
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
-/** Drops chats from the end until the serialized output fits the budget. */
+/**
+ * The output cut to the serialized budget, least loss first: the longest excerpts shortened to
+ * SHORT_EXCERPT_CHARS (around `terms`, the excerpts' query terms), then second matches dropped
+ * from the last chat up, and only then whole chats from the end, so one huge message cannot
+ * hide the other matching chats. Sets results_truncated when anything was cut.
+ */
 export function fitSearchOutput(
   output: SearchChatsOutput,
   budget = SEARCH_CHATS_BUDGET_BYTES,
+  terms: readonly string[] = [],
 ): SearchChatsOutput {
-  const fitted = { ...output, results: [...output.results] };
-  while (fitted.results.length > 0 && bytes(fitted) > budget) {
-    fitted.results.pop();
-    fitted.results_truncated = true;
+  const fitted: SearchChatsOutput = {
+    ...output,
+    results: output.results.map((r) => ({ ...r, matches: r.matches.map((m) => ({ ...m })) })),
+  };
+  const over = () => bytes(fitted) > budget;
+  if (!over()) return fitted;
+  fitted.results_truncated = true;
+  const matches = fitted.results.flatMap((r) => r.matches);
+  while (over()) {
+    // The longest excerpt still longer than the short bound; the later one on ties.
+    let longest: (typeof matches)[number] | undefined;
+    let longestBytes = 0;
+    for (const m of matches) {
+      const size = Buffer.byteLength(m.excerpt);
+      if (size >= longestBytes && Array.from(m.excerpt).length > SHORT_EXCERPT_CHARS) {
+        longest = m;
+        longestBytes = size;
+      }
+    }
+    if (!longest) break;
+    longest.excerpt = shortenExcerpt(longest.excerpt, terms, SHORT_EXCERPT_CHARS);
   }
+  for (let i = fitted.results.length - 1; i >= 0 && over(); i--) {
+    const chat = fitted.results[i]!;
+    while (chat.matches.length > 1 && over()) chat.matches.pop();
+  }
+  while (fitted.results.length > 0 && over()) fitted.results.pop();
   return fitted;
 }
 
@@ -73,28 +111,34 @@ export function buildSearchOutput(
   chats: RankedChat[],
   /** Each chat's last message time, epoch ms. */
   lastTimes: Map<number, number>,
+  /** The terms excerpts centre on (chatExcerptTerms), for shortening them to fit the budget. */
+  excerptTerms: readonly string[] = [],
 ): SearchChatsOutput {
-  return fitSearchOutput({
-    query,
-    index_status: status,
-    notice: ARCHIVAL_NOTICE,
-    results: chats.map((chat) => {
-      const last = lastTimes.get(chat.chatId);
-      return {
-        chat_id: chat.chatId,
-        title: chat.title ? cap(chat.title, TITLE_MAX_CHARS) : null,
-        last_message_at: last === undefined ? null : iso(last),
-        matches: chat.matches.map((m) => ({
-          message_id: m.messageId,
-          role: m.role,
-          created_at: iso(m.at),
-          excerpt: m.excerpt,
-          projection_truncated: m.projectionTruncated,
-        })),
-      };
-    }),
-    archival_content: true,
-  });
+  return fitSearchOutput(
+    {
+      query,
+      index_status: status,
+      notice: ARCHIVAL_NOTICE,
+      results: chats.map((chat) => {
+        const last = lastTimes.get(chat.chatId);
+        return {
+          chat_id: chat.chatId,
+          title: chat.title ? cap(chat.title, TITLE_MAX_CHARS) : null,
+          last_message_at: last === undefined ? null : iso(last),
+          matches: chat.matches.map((m) => ({
+            message_id: m.messageId,
+            role: m.role,
+            created_at: iso(m.at),
+            excerpt: m.excerpt,
+            projection_truncated: m.projectionTruncated,
+          })),
+        };
+      }),
+      archival_content: true,
+    },
+    SEARCH_CHATS_BUDGET_BYTES,
+    excerptTerms,
+  );
 }
 
 /** The card a host renders: the query, index status, and the chats and excerpts consulted. */
@@ -145,7 +189,8 @@ export function createSearchChatsTool(
       const terms = chatQueryTerms(args.query);
       const scope = { source: ctx.chatSource ?? EMBEDDED_CHAT_SOURCE, appId, excludeChatId };
       const candidates = chatCandidates(db, terms, scope);
-      const phrase = phraseMatches(db, terms, candidates);
+      // The exact phrase keeps the stopwords the search terms drop ("decided to use x").
+      const phrase = phraseMatches(db, chatPhraseTokens(args.query), candidates);
       const chats = rankChats(candidates, phrase, limit, chatExcerpts(db, terms, candidates));
       const chatIds = chats.map((c) => c.chatId);
       // Embedded: the host's own messages table (indexed by chat); standalone: the index, since
@@ -154,7 +199,7 @@ export function createSearchChatsTool(
         ctx.chatSource === undefined
           ? new Map([...lastMessageTimes(db, chatIds)].map(([chat, s]) => [chat, s * 1000]))
           : indexedLastMessageTimes(db, scope, chatIds);
-      const output = buildSearchOutput(args.query, status, chats, lastTimes);
+      const output = buildSearchOutput(args.query, status, chats, lastTimes, chatExcerptTerms(terms));
       ctx.onCard?.(searchChatsCard(output));
       return JSON.stringify(output);
     },
