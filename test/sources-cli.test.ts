@@ -54,6 +54,7 @@ describe("recall index / forget / export", () => {
       CLAUDE_CONFIG_DIR: "",
       CODEX_HOME: "",
       XDG_DATA_HOME: "",
+      XDG_CONFIG_HOME: "",
       OPENCODE_DB: "",
     };
     // Unset the CLIs' variables (an empty CLAUDE_CONFIG_DIR would name the current folder).
@@ -267,10 +268,33 @@ describe("recall index / forget / export", () => {
     const run = runCli(["index"], env);
     expect(run.status).toBe(0);
     expect(run.stdout).toContain(
-      `No agent history found. recall looked in: Claude Code ${path.join(home, ".claude")}`,
+      `No agent history found. recall looked in: Claude Code ${path.join(home, ".claude")}, ${path.join(home, ".config", "claude")} (CLAUDE_CONFIG_DIR)`,
     );
     const found = runCli(["index"], withHistory);
     expect(found.stdout).not.toContain("No agent history found");
+  });
+
+  it("reads Claude Code's projects under ~/.config/claude as well as ~/.claude", () => {
+    const { home, env } = setup();
+    const xdg = path.join(home, ".config", "claude", "projects", "-q");
+    mkdirSync(xdg, { recursive: true });
+    const other = "9d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a";
+    writeFileSync(
+      path.join(xdg, `${other}.jsonl`),
+      claudeLine({ uuid: "x1", session: other, text: "the kingfisher rollout", at: BASE_TIME + 5 }),
+    );
+    expect(runCli(["index"], env).status).toBe(0);
+    const found = JSON.parse(runCli(["search", "kingfisher", "--json"], env).stdout) as {
+      hits: { session: string }[];
+    };
+    expect(found.hits.map((h) => h.session)).toEqual([other]);
+    // Still both roots' sessions, each once.
+    const flamingo = JSON.parse(
+      runCli(["search", "flamingo", "--agent", "claude", "--json"], env).stdout,
+    ) as {
+      hits: unknown[];
+    };
+    expect(flamingo.hits).toHaveLength(2);
   });
   it("opens a hit id's conversation at the hit, pages back with --before, and refuses mixed cursors", () => {
     const { home, env } = setup();

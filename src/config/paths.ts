@@ -18,16 +18,22 @@ export function recallHome(env: Env = process.env): string {
 export function agentRoots(env: Env = process.env) {
   const h = home(env);
   const xdgData = env.XDG_DATA_HOME || path.join(h, ".local", "share");
+  const xdgConfig = env.XDG_CONFIG_HOME || path.join(h, ".config");
   return {
-    claude: (env.CLAUDE_CONFIG_DIR ? env.CLAUDE_CONFIG_DIR.split(",") : [path.join(h, ".claude")]).map((p) =>
-      path.resolve(p.trim()),
-    ),
+    /**
+     * CLAUDE_CONFIG_DIR (a comma-separated list, as ccusage reads it), else both ~/.claude and
+     * $XDG_CONFIG_HOME/claude, where some Claude Code versions kept their projects.
+     */
+    claude: (env.CLAUDE_CONFIG_DIR
+      ? env.CLAUDE_CONFIG_DIR.split(",")
+      : [path.join(h, ".claude"), path.join(xdgConfig, "claude")]
+    ).map((p) => path.resolve(p.trim())),
     codex: path.resolve(env.CODEX_HOME || path.join(h, ".codex")),
     opencodeDataDir: path.join(xdgData, "opencode"),
     /** OPENCODE_DB may be absolute or relative to opencode's data directory. */
     opencodeDb: env.OPENCODE_DB ? path.resolve(path.join(xdgData, "opencode"), env.OPENCODE_DB) : null,
     /** Dyad's Electron userData on Linux; its chats live in sqlite.db there. */
-    dyadUserData: path.join(env.XDG_CONFIG_HOME || path.join(h, ".config"), "dyad"),
+    dyadUserData: path.join(xdgConfig, "dyad"),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Claude Code transcripts under each config root (CLAUDE_CONFIG_DIR, a comma list, or
- * ~/.claude): `projects/<slug>/<sessionId>.jsonl`, subagents in both layouts
+ * ~/.claude and ~/.config/claude): `projects/<slug>/<sessionId>.jsonl`, subagents in both layouts
  * (`<slug>/<sessionId>/subagents/agent-<id>.jsonl`, workflows below it, and the pre-2.1.2 flat
  * `<slug>/agent-<id>.jsonl`). `tool-results/` side files are never read for search.
  *
@@ -289,7 +289,7 @@ class ClaudeFileParser implements JsonlParser {
 }
 
 export interface ClaudeSourceOptions {
-  /** Config roots; default from CLAUDE_CONFIG_DIR / ~/.claude. */
+  /** Config roots; default from CLAUDE_CONFIG_DIR, else ~/.claude and ~/.config/claude. */
   roots?: string[];
   maxLineBytes?: number;
 }
