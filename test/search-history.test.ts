@@ -169,6 +169,11 @@ describe("search_history input (fts5)", () => {
       { query: "x", filters: { since: "2026-01-01T00:00:00" } },
       /^filters\.since: .*timezone/,
     ],
+    [
+      "a day its month does not have",
+      { query: "x", filters: { until: "2026-02-29T00:00:00Z" } },
+      /^filters\.until: is not a valid date/,
+    ],
     ["limit 0", { query: "x", limit: 0 }, /^limit: /],
     ["limit 51", { query: "x", limit: 51 }, /^limit: /],
     ["an unknown filter", { query: "x", filters: { app: 1 } }, /^filters\.app: unknown field/],

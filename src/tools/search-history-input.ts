@@ -14,12 +14,20 @@ export const TimeBound = z.union([z.number().int().nonnegative(), z.string()]).t
     return z.NEVER;
   }
   const ms = Date.parse(trimmed);
-  if (Number.isNaN(ms)) {
+  if (Number.isNaN(ms) || !onCalendar(trimmed)) {
     ctx.addIssue({ code: "custom", message: "is not a valid date" });
     return z.NEVER;
   }
   return ms;
 });
+
+/** Whether an ISO date's day exists in its month (Date.parse reads 2026-02-30 as 2 March). */
+function onCalendar(iso: string): boolean {
+  const [y, m, d] = iso.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(2000, m - 1, d));
+  day.setUTCFullYear(y);
+  return day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
 
 /** search_history's exact input (history-search-spec "Exact MCP contract"). */
 export const SearchHistoryInput = z
