@@ -286,6 +286,16 @@ describe("linking and dedupe", () => {
     appendFileSync(file, titleLine("custom-title", "Osprey, final"));
     h.index();
     expect(titleOf()).toBe("Osprey, final");
+    // Renamed twice in one batch, with a turn between: the later name wins over the ref the
+    // turn carried.
+    appendFileSync(
+      file,
+      titleLine("custom-title", "Osprey, again") +
+        claudeLine({ uuid: "t2", session: s, text: "more osprey tuning", at: BASE_TIME + 5 }) +
+        titleLine("custom-title", "Osprey, last"),
+    );
+    h.index();
+    expect(titleOf()).toBe("Osprey, last");
   });
 
   it("Claude: subagents in the flat pre-2.1.2 layout and the subagents/ layout link to their session", async () => {

@@ -261,6 +261,9 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       if (writeRecord(db, record, write, options.projectionVersion, fts)) result.documents += 1;
       result.records += 1;
     }
+    // A record carries its conversation as of its emission, which may predate a title or model
+    // the source learned later in the batch: the source's list, in learning order, has the last word.
+    for (const ref of batch.conversations) noteConversation(ref);
 
     for (const write of conversations.values()) {
       if (!write.keep) continue;
