@@ -103,3 +103,30 @@ export function zstd(data: Buffer): Buffer {
   if (run.status === 0 && run.stdout.length > 0) return run.stdout;
   return encodeZstdRawFrame(data);
 }
+
+/** A fork's own session_meta (first line of its rollout): `forked_from_id` names the parent thread. */
+export function codexForkMeta(thread: string, forkedFrom: string, at = BASE_TIME): string {
+  return `${JSON.stringify({
+    timestamp: iso(at),
+    type: "session_meta",
+    payload: {
+      id: thread,
+      forked_from_id: forkedFrom,
+      timestamp: iso(at),
+      cwd: "/nonexistent/recall-test/codex",
+      originator: "codex_cli_rs",
+      cli_version: "0.158.0",
+      source: "cli",
+    },
+  })}\n`;
+}
+
+/** A `thread_name_updated` event; `thread` null writes it without a thread_id. */
+export function codexThreadName(thread: string | null, name: string, at = BASE_TIME): string {
+  const payload = {
+    type: "thread_name_updated",
+    ...(thread ? { thread_id: thread } : {}),
+    thread_name: name,
+  };
+  return `${JSON.stringify({ timestamp: iso(at), type: "event_msg", payload })}\n`;
+}

@@ -537,3 +537,60 @@ describe("robustness", () => {
     );
   });
 });
+
+describe("fork replay", () => {
+  const PARENT = "019fc8be-0000-7000-8000-00000000aaaa";
+  const OTHER_TURN = "019fc8be-0000-7000-8000-0000000000b1";
+  const user = (text: string, thread: string, turnId = TURN) =>
+    itemCompleted({ type: "UserMessage", content: [{ type: "text", text }] }, turnId, thread);
+  const agent = (text: string, thread: string, turnId = TURN) =>
+    itemCompleted({ type: "AgentMessage", content: [{ type: "Text", text }] }, turnId, thread);
+  const name = (thread: string, threadName: string) =>
+    l("event_msg", { type: "thread_name_updated", thread_id: thread, thread_name: threadName });
+  // 0.158 order: the user's response_item before its event, the agent's event before its response_item.
+  const replay = [
+    meta(PARENT),
+    turnContext("m", OTHER_TURN),
+    responseUser("parent prompt", ["user.text"], OTHER_TURN),
+    user("parent prompt", PARENT, OTHER_TURN),
+    agent("parent answer", PARENT, OTHER_TURN),
+    responseAssistant("parent answer", OTHER_TURN),
+    name(PARENT, "Parent name"),
+  ];
+  const own = [turnContext("m"), responseUser("fork prompt", ["user.text"]), user("fork prompt", THREAD)];
+
+  it("holds the replay as provisional, drops it on another thread's id, keeps it on the fork's own", () => {
+    const { records } = run([meta(THREAD, { forked_from_id: PARENT }), ...replay, ...own]);
+    const kept = records.filter((r) => (r.type === "turn" || r.type === "title") && !r.provisional);
+    expect(kept.map((r) => (r.type === "turn" ? summary(r) : r.type))).toEqual([
+      "user:event_msg:item_completed:UserMessage",
+    ]);
+    expect(JSON.stringify(kept)).not.toContain("parent");
+    const verdicts = records.filter((r) => r.type === "replay").map((r) => r.verdict);
+    expect(verdicts.at(-1)).toBe("own");
+    expect(verdicts.slice(0, -1).every((v) => v === "parent")).toBe(true);
+    // The replayed response_item copies never reach a verdict as turns.
+    const provisional = records.filter((r) => r.type === "turn" && r.provisional);
+    expect(provisional).toHaveLength(0);
+  });
+
+  it("ignores another thread's name outside forks too; a name without thread_id is taken", () => {
+    const { records } = run([
+      name(PARENT, "Parent name"),
+      l("event_msg", { type: "thread_name_updated", thread_name: "Unnamed thread" }),
+    ]);
+    expect(records.filter((r) => r.type === "title").map((r) => r.type === "title" && r.title)).toEqual([
+      "Unnamed thread",
+    ]);
+  });
+
+  it("reads a fork whole when its writer predates item_completed (0.146): nothing can tell the replay", () => {
+    const { records, turns } = run([
+      meta(THREAD, { forked_from_id: PARENT, cli_version: "0.146.0" }),
+      ...replay,
+      ...own,
+    ]);
+    expect(records.some((r) => r.type === "replay" || ("provisional" in r && r.provisional))).toBe(false);
+    expect(turns.filter((t) => t.turn.role === "user")).toHaveLength(2);
+  });
+});

@@ -33,8 +33,22 @@
  * - `compacted` yields a compaction-summary turn from `message` only, never from
  *   `replacement_history`.
  * - `session_meta`: the first whose `id` equals the file's thread id is the session's own
- *   (forks and subagents replay their parent's); `item_completed` events for another thread
- *   are skipped as "other-thread".
+ *   (forks and subagents replay their parent's); `item_completed` and `thread_name_updated`
+ *   events for another thread are skipped as "other-thread".
+ *
+ * ## Fork replay (transcript-formats.md §2.3, §2.6, §4 "Duplicates")
+ * A fork's file starts with its own session_meta (`forked_from_id` set), then replays the
+ * parent's items (its session_meta, messages, events) before the fork's own turns. Replayed
+ * lines carry no marker and nothing marks where the replay ends; a line is told apart only
+ * by a thread id: another thread's session_meta, or an `item_completed`/`thread_name_updated`
+ * whose `thread_id` is not the fork's. Rule: from the own session_meta on, turn and title
+ * records are `provisional`. A line naming another thread emits `{type:"replay",
+ * verdict:"parent"}` after its records: everything still provisional was replay (drop it). The
+ * first event naming the fork's own thread emits `verdict:"own"` before its records: the
+ * replay is over, keep what is still provisional (so no own turn is ever dropped) and stop
+ * marking. A replayed UserMessage/AgentMessage event also elects the event layer and drops its
+ * held response_item twin. Only where the fork's writer records `item_completed` (cli_version
+ * 0.147+, §2.6), so its own turns are sure to name its thread; older forks are read whole.
  */
 import type { TranscriptBlock, TranscriptTurn } from "../../core/transcript.js";
 import {
@@ -97,6 +111,8 @@ export interface CodexTurnRecord {
   model?: string;
   cwd?: string;
   turn: TranscriptTurn;
+  /** Inside a fork's possible replay: hold until a `replay` verdict (see "Fork replay"). */
+  provisional?: true;
 }
 
 export interface CodexMetaRecord {
@@ -108,6 +124,14 @@ export interface CodexTitleRecord {
   type: "title";
   title: string;
   at: number | null;
+  /** Inside a fork's possible replay: hold until a `replay` verdict (see "Fork replay"). */
+  provisional?: true;
+}
+
+/** A fork's replay verdict for the records still provisional: "parent" drops them, "own" keeps them. */
+export interface CodexReplayRecord {
+  type: "replay";
+  verdict: "parent" | "own";
 }
 
 export interface CodexSkipRecord {
@@ -116,7 +140,8 @@ export interface CodexSkipRecord {
   reason: string;
 }
 
-export type CodexRecord = CodexTurnRecord | CodexMetaRecord | CodexTitleRecord | CodexSkipRecord;
+export type CodexRecord =
+  CodexTurnRecord | CodexMetaRecord | CodexTitleRecord | CodexSkipRecord | CodexReplayRecord;
 
 type Kind = "user" | "assistant";
 
@@ -145,6 +170,8 @@ export interface CodexParserState {
   skipped: Record<string, number>;
   lines: number;
   turns: number;
+  /** A fork whose replay is not known to be over: turn and title records are provisional. */
+  replay?: boolean;
 }
 
 export interface CodexRolloutParser {
@@ -161,6 +188,7 @@ const QUIET_LINE_LIMIT = 32;
 const RELEASED_MEMORY = 16;
 const CALL_MEMORY = 4096;
 const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\.jsonl)?(?:\.zst)?$/i;
+const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The thread id at the end of a rollout file name (`rollout-…-<uuid>.jsonl[.zst]`), lower-cased. */
 export function codexThreadIdFromPath(filePath: string): string | null {
@@ -185,6 +213,7 @@ export function initialCodexState(threadId: string | null): CodexParserState {
     skipped: {},
     lines: 0,
     turns: 0,
+    replay: false,
   };
 }
 
@@ -542,6 +571,9 @@ export function createCodexRolloutParser(
       case "exec_command_end":
         return command(line, type, payload, str(payload["call_id"]));
       case "thread_name_updated": {
+        // Another thread's name (a fork's replay of its parent) is not this thread's; one
+        // without thread_id is taken.
+        if (lineThread(line) === "other") return emit([countSkip("other-thread")]);
         const title = str(payload["thread_name"])?.trim();
         if (!title) return emit([countSkip("thread_name_updated:empty")]);
         return emit([{ type: "title", title, at: lineTime(line) }]);
@@ -577,12 +609,26 @@ export function createCodexRolloutParser(
     }
   };
 
+  /** A fork's replayed UserMessage/AgentMessage: its response_item twin is replay too. */
+  const replayedMessage = (itemType: string, item: JsonObject): void => {
+    const kind: Kind | undefined =
+      itemType === "UserMessage" ? "user" : itemType === "AgentMessage" ? "assistant" : undefined;
+    if (!kind) return;
+    state.eventLayer[kind] = true;
+    const text = splitContentItems(arr(item["content"])).text;
+    const pending = state.pending;
+    if (pending && pending.kind === kind && pending.normalized === compareKey(text)) state.pending = null;
+  };
+
   const itemCompleted = (line: JsonObject, payload: JsonObject): CodexRecord[] => {
     const item = obj(payload["item"]);
     const itemType = str(item["type"]) ?? "?";
     const label = `item_completed:${itemType}`;
     const threadId = str(payload["thread_id"])?.toLowerCase();
-    if (threadId && state.threadId && threadId !== state.threadId) return emit([countSkip("other-thread")]);
+    if (threadId && state.threadId && threadId !== state.threadId) {
+      if (state.replay) replayedMessage(itemType, item);
+      return emit([countSkip("other-thread")]);
+    }
     const itemId = str(item["id"]);
     const itemIds = ids(itemId, undefined);
     switch (itemType) {
@@ -628,6 +674,7 @@ export function createCodexRolloutParser(
       return emit([countSkip(own ? "session_meta:repeat" : "session_meta:other-thread")]);
     state.meta = meta;
     if (meta.cwd && state.cwd === null) state.cwd = meta.cwd;
+    if (meta.forkedFromId && recordsItemCompleted(meta.cliVersion)) state.replay = true;
     return emit([{ type: "meta", meta }]);
   };
 
@@ -680,6 +727,38 @@ export function createCodexRolloutParser(
     }
   };
 
+  /** Marks a fork's possible replay (see "Fork replay"); `line` is null at flush. */
+  const replayVerdict = (line: JsonObject | null, records: CodexRecord[]): CodexRecord[] => {
+    if (!state.replay) return records;
+    const thread = line ? lineThread(line) : undefined;
+    if (thread === "own") {
+      state.replay = false;
+      return [{ type: "replay", verdict: "own" }, ...records];
+    }
+    const out = records.map((r): CodexRecord =>
+      r.type === "turn" || r.type === "title" ? { ...r, provisional: true } : r,
+    );
+    if (thread === "other") out.push({ type: "replay", verdict: "parent" });
+    return out;
+  };
+
+  /** "own" or "other" when the line names a thread: a session_meta, item_completed or thread_name_updated. */
+  const lineThread = (line: JsonObject): "own" | "other" | undefined => {
+    const payload = obj(line["payload"]);
+    const type = str(line["type"]);
+    let id: string | undefined;
+    if (type === "session_meta") id = str(payload["id"]) ?? str(payload["session_id"]);
+    else if (type === "event_msg") {
+      const event = str(payload["type"]);
+      if (event === "item_completed" || event === "thread_name_updated") id = str(payload["thread_id"]);
+    }
+    // Thread ids are UUIDs (§2.1); anything else (a trimmed placeholder) names no thread.
+    if (!id || !state.threadId || !THREAD_ID.test(id)) return undefined;
+    if (id.toLowerCase() !== state.threadId) return "other";
+    // The own session_meta is no evidence: it starts the replay.
+    return type === "session_meta" ? undefined : "own";
+  };
+
   const counted = (records: CodexRecord[]): CodexRecord[] => {
     for (const r of records) if (r.type === "turn") state.turns++;
     return records;
@@ -706,10 +785,10 @@ export function createCodexRolloutParser(
           out = emit([countSkip("mapper-error")]);
         }
       }
-      return counted(out);
+      return counted(replayVerdict(record ?? null, out));
     },
     flush() {
-      return counted(release());
+      return counted(replayVerdict(null, release()));
     },
     get meta() {
       return state.meta ?? state.firstMeta ?? undefined;
@@ -725,6 +804,12 @@ export function createCodexRolloutParser(
 }
 
 // ---------------------------------------------------------------- pure helpers
+
+/** Whether this writer records `item_completed` events, which name their thread (0.147+, §2.6). */
+function recordsItemCompleted(cliVersion: string | undefined): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(cliVersion ?? "");
+  return m !== null && (Number(m[1]) > 0 || Number(m[2]) >= 147);
+}
 
 /** Two layers' copies of one message compare equal whatever their whitespace. */
 function compareKey(text: string): string {

@@ -6,7 +6,10 @@
  * the plain file in sessions/ is preferred, and a switch between twins continues at the same
  * offset of the decoded content when its head matches.
  *
- * Conversation `codex:<threadId>` (parent `codex:<parentThreadId>` for spawned subagents).
+ * Conversation `codex:<threadId>` (parent `codex:<parentThreadId>` for spawned subagents,
+ * `codex:<forkedFromId>` for forks). A fork's replay of its parent is not indexed again:
+ * records the parser marks provisional wait in `held` (saved in the checkpoint) for its
+ * verdict, then are dropped ("parent") or emitted with their own keys ("own").
  * Records are keyed by the byte offset of the line that produced them (`<offset>`, or
  * `<offset>.<n>` for the n-th further record of one line): hit id
  * `transcript:codex:<threadId>:<offset>[.<n>]`, cursor the line's offset.
@@ -30,6 +33,7 @@ import {
   type CodexRecord,
   type CodexRolloutParser,
   type CodexSessionMeta,
+  type CodexTitleRecord,
   type CodexTurnRecord,
 } from "./record.js";
 
@@ -54,10 +58,26 @@ export function identifyCodexPath(file: string): { key: string; priority: number
   return { key: thread ? `thread:${thread}` : file, priority: compressed + archived };
 }
 
+/**
+ * At most this many provisional records wait for a verdict; past it the oldest is delivered as
+ * the fork's own (a possible duplicate of the parent's, never a loss). Replays of writers that
+ * name their thread in every turn's events hold a handful; this bounds memory and the
+ * checkpoint's size whatever the file.
+ */
+export const MAX_HELD_RECORDS = 32;
+
+interface HeldRecord {
+  record: CodexTurnRecord | CodexTitleRecord;
+  offset: number;
+  index: number;
+}
+
 interface CodexSnapshot {
   parser: CodexParserState;
   candidate: { offset: number; index: number } | null;
   title: string | null;
+  /** Provisional records of a fork's possible replay, awaiting a verdict. */
+  held?: HeldRecord[];
 }
 
 class CodexFileParser implements JsonlParser {
@@ -69,6 +89,7 @@ class CodexFileParser implements JsonlParser {
   private candidate: { offset: number; index: number } | null;
   private lastAt: number;
   private metaSeen = false;
+  private held: HeldRecord[];
 
   constructor(
     context: ParserContext,
@@ -81,6 +102,7 @@ class CodexFileParser implements JsonlParser {
     const saved = snapshot as CodexSnapshot | null;
     this.parser = createCodexRolloutParser(fromName, saved?.parser);
     this.candidate = saved?.candidate ?? null;
+    this.held = saved?.held ?? [];
     this.lastAt = context.mtimeMs;
     this.conversation = {
       id: this.conversationId,
@@ -106,9 +128,13 @@ class CodexFileParser implements JsonlParser {
     let ownTurns = 0;
     let onlyContext = true;
     for (const record of out) {
+      if (record.type === "replay") {
+        this.verdict(record.verdict, sink);
+        continue;
+      }
       if (isHeldMessage(record)) {
         const origin = this.candidate ?? { offset: line.offset, index: 1000 };
-        this.emit(record as CodexTurnRecord, origin.offset, origin.index, sink);
+        this.deliver(record as CodexTurnRecord, origin.offset, origin.index, sink);
         continue;
       }
       own += 1;
@@ -126,12 +152,12 @@ class CodexFileParser implements JsonlParser {
     for (const record of this.parser.flush()) {
       if (record.type !== "turn") continue;
       const origin = this.candidate ?? { offset: 0, index: 1000 };
-      this.emit(record, origin.offset, origin.index, sink);
+      this.deliver(record, origin.offset, origin.index, sink);
     }
   }
 
   heldFrom(): number | null {
-    return null; // held messages live in the parser state, which the checkpoint saves
+    return null; // held messages and records live in the snapshot, which the checkpoint saves
   }
 
   snapshot(): unknown {
@@ -139,7 +165,45 @@ class CodexFileParser implements JsonlParser {
       parser: this.parser.snapshot(),
       candidate: this.candidate,
       title: this.conversation.title,
+      held: structuredClone(this.held),
     } satisfies CodexSnapshot;
+  }
+
+  /** A turn or title record, held while provisional (a fork's possible replay). */
+  private deliver(
+    record: CodexTurnRecord | CodexTitleRecord,
+    offset: number,
+    index: number,
+    sink: JsonlSink,
+  ): void {
+    if (record.provisional) {
+      this.held.push({ record, offset, index });
+      if (this.held.length > MAX_HELD_RECORDS) this.release(this.held.shift()!, sink);
+      return;
+    }
+    if (record.type === "title") this.title(record.title, sink);
+    else this.emit(record, offset, index, sink);
+  }
+
+  private verdict(verdict: "parent" | "own", sink: JsonlSink): void {
+    const held = this.held;
+    this.held = [];
+    if (verdict === "parent") {
+      if (held.length > 0) sink.skipped(held.length);
+      return;
+    }
+    for (const record of held) this.release(record, sink);
+  }
+
+  /** A held record delivered as the fork's own. */
+  private release(held: HeldRecord, sink: JsonlSink): void {
+    const { provisional: _provisional, ...kept } = held.record;
+    this.deliver(kept, held.offset, held.index, sink);
+  }
+
+  private title(title: string, sink: JsonlSink): void {
+    this.update(sink, { title });
+    sink.alias(title, this.thread);
   }
 
   private handle(record: CodexRecord, offset: number, index: number, sink: JsonlSink): void {
@@ -152,20 +216,21 @@ class CodexFileParser implements JsonlParser {
         this.applyMeta(record.meta, sink);
         return;
       case "title":
-        this.update(sink, { title: record.title });
-        sink.alias(record.title, this.thread);
-        return;
       case "turn":
-        this.emit(record, offset, index, sink);
+        this.deliver(record, offset, index, sink);
         return;
+      case "replay":
+        return; // handled in line()
     }
   }
 
   private applyMeta(meta: CodexSessionMeta, sink: JsonlSink | null): void {
     this.metaSeen = true;
+    const parentOf = meta.parentThreadId ?? meta.forkedFromId;
     const change: Partial<ConversationRef> = {
       project: this.resolver.resolve(meta.cwd) ?? this.conversation.project,
-      parent: meta.parentThreadId ? `codex:${meta.parentThreadId.toLowerCase()}` : this.conversation.parent,
+      // The spawning thread for subagents, else the thread a fork copied.
+      parent: parentOf ? `codex:${parentOf.toLowerCase()}` : this.conversation.parent,
       branch: meta.gitBranch ?? this.conversation.branch ?? null,
     };
     this.conversation = { ...this.conversation, ...change };
