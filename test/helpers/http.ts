@@ -25,6 +25,9 @@ export function httpRequest(
         path,
         method: options.method ?? "GET",
         headers: { Host: `127.0.0.1:${port}`, ...options.headers },
+        // A connection of its own: a pooled keep-alive socket the server closed while a test
+        // blocked the event loop (spawnSync) would fail the next request with "socket hang up".
+        agent: false,
       },
       (res) => {
         let body = "";
