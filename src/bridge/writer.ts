@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Statement } from "better-sqlite3";
 import { RecallError, notFound } from "../core/errors.js";
@@ -17,6 +17,7 @@ import {
 } from "./records.js";
 import { locateRun, metadataName, runName, type RunName } from "./runs.js";
 import { ARCHIVE_DDL, BRIDGE_DDL, BRIDGE_SCHEMA_VERSION, bridgePaths, type BridgePaths } from "./schema.js";
+import { makePrivateDbFile, makePrivateDir } from "../store/private-files.js";
 
 /**
  * The writer of the bridge store: the one library a broker, a test, the demo or `recall
@@ -81,6 +82,7 @@ const DELETE_LIVE = `DELETE FROM main.messages WHERE id = ?`;
 const PRUNE = `DELETE FROM message_inserts WHERE seq <= ?`;
 
 function initialise(file: string, ddl: string): void {
+  makePrivateDbFile(file);
   const db = openDatabase(file);
   try {
     db.exec(ddl);
@@ -95,7 +97,7 @@ function initialise(file: string, ddl: string): void {
 export function openBridgeWriter(root: string, options: WriterOptions = {}): BridgeWriter {
   const paths = bridgePaths(path.resolve(root));
   const clock = options.clock ?? Date.now;
-  mkdirSync(paths.runsArchive, { recursive: true });
+  makePrivateDir(paths.runsArchive);
   initialise(paths.archive, ARCHIVE_DDL);
   initialise(paths.db, BRIDGE_DDL);
   const db: Db = openDatabase(paths.db);

@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { ERROR_KINDS, isRecallError, RecallError } from "../core/errors.js";
+import { makePrivateDir } from "../store/private-files.js";
 
 /**
  * Broker election. Exactly one recall process writes the index: the one that holds an
@@ -61,7 +62,7 @@ export interface ElectionOptions {
 function brokerToken(home: string): string {
   const file = path.join(home, TOKEN_FILE);
   if (!existsSync(file)) {
-    mkdirSync(home, { recursive: true });
+    makePrivateDir(home);
     try {
       writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600, flag: "wx" });
     } catch {
@@ -130,7 +131,7 @@ function tryListen(server: net.Server, socketPath: string): Promise<boolean> {
 }
 
 export function electBroker(options: ElectionOptions): BrokerHandle {
-  mkdirSync(options.home, { recursive: true });
+  makePrivateDir(options.home);
   const socketPath = socketPathFor(options.home);
   const token = brokerToken(options.home);
   let server: net.Server | null = null;

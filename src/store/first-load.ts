@@ -1,17 +1,9 @@
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { backupStamp } from "./migrate.js";
 import type { Db } from "./open.js";
+import { makePrivateDir } from "./private-files.js";
 
 /**
  * A first backfill into an empty index runs with `synchronous = OFF` and a 64 MiB WAL between
@@ -158,7 +150,7 @@ export function recoverFirstLoad(dbFile: string, backupDir: string, boot = curre
     if (marker.pid !== process.pid && loaderAlive(marker)) return "running";
     flushToDisk(dbFile);
   } else {
-    mkdirSync(backupDir, { recursive: true });
+    makePrivateDir(backupDir);
     const aside = path.join(backupDir, `${path.basename(dbFile)}.first-load-torn.${backupStamp(Date.now())}`);
     for (const suffix of ["", "-wal", "-shm"]) {
       try {

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
@@ -25,6 +25,28 @@ describe("FTS5 probe and engine choice", () => {
 describe("history store", () => {
   let cleanup = () => {};
   afterEach(() => cleanup());
+
+  it("keeps its folder and database files to their owner, whatever the umask, and narrows older ones", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const home = path.join(t.dir, "recall-home");
+    const mode = (file: string) => statSync(file).mode & 0o777;
+    const umask = process.umask(0o022);
+    try {
+      const store = await openHistoryStore({ home, projectionVersion: 1 });
+      store.db.exec("CREATE TABLE scratch (x); INSERT INTO scratch VALUES (1)");
+      expect(mode(home)).toBe(0o700);
+      for (const suffix of ["", "-wal", "-shm"])
+        expect(mode(path.join(home, `${HISTORY_FILE}${suffix}`))).toBe(0o600);
+      store.close();
+      // An index an earlier release left readable by all.
+      chmodSync(path.join(home, HISTORY_FILE), 0o644);
+      (await openHistoryStore({ home, projectionVersion: 1 })).close();
+      expect(mode(path.join(home, HISTORY_FILE))).toBe(0o600);
+    } finally {
+      process.umask(umask);
+    }
+  });
 
   /** A new index in a temporary RECALL_HOME, migrated only up to `version` (an older release's). */
   const indexAtVersion = async (version: number, engine: "fts5" | "plain") => {

@@ -7,6 +7,7 @@ import { migrate, type MigrateResult } from "./migrate.js";
 import { openDatabase, type Db } from "./open.js";
 import { ensureReadIndexes } from "./read-indexes.js";
 import { HISTORY_MIGRATIONS } from "./schema/history.js";
+import { makePrivateDbFile } from "./private-files.js";
 
 export interface HistoryStore {
   db: Db;
@@ -89,6 +90,7 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
   }
   // A first load cut short by an OS crash may have left a torn file (store/first-load.ts).
   const firstLoad = recoverFirstLoad(file, path.join(options.home, "backups"));
+  makePrivateDbFile(file);
   const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
   try {
     registerFunctions(db);

@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "./open.js";
+import { makePrivateDbFile } from "./private-files.js";
 
 /** One schema step. `up` runs inside a transaction together with recording its version. */
 export interface Migration<C = void> {
@@ -61,7 +61,7 @@ function hasAnyTable(db: Db): boolean {
  * passes quick_check and holds the same tables as the original.
  */
 export async function backupDatabase(db: Db, target: string): Promise<void> {
-  mkdirSync(path.dirname(target), { recursive: true });
+  makePrivateDbFile(target);
   await db.backup(target);
   const copy = new Database(target, { readonly: true, fileMustExist: true });
   try {
