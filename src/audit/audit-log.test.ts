@@ -1,4 +1,5 @@
-import { readdirSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { appendAudit, readAudit, type AuditRecord } from "./audit-log.js";
@@ -32,5 +33,15 @@ describe("audit log", () => {
     expect(all.length).toBeLessThan(100);
     expect(all[0]!.at).toBe(99);
     expect(all.map((r) => r.at)).toEqual([...all.map((r) => r.at)].sort((a, b) => b - a));
+  });
+
+  it("passes over a line that is not a record instead of failing every read", () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    appendAudit(t.dir, record(1));
+    appendFileSync(path.join(t.dir, "audit.jsonl"), '{"broken\n42\n');
+    appendAudit(t.dir, record(2));
+    expect(readAudit(t.dir, 10).map((r) => r.at)).toEqual([2, 1]);
+    expect(readAudit(t.dir, 1).map((r) => r.at)).toEqual([2]);
   });
 });

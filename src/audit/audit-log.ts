@@ -127,12 +127,28 @@ export function appendAudit(home: string, record: AuditRecord, maxBytes = AUDIT_
 const linesOf = (file: string): string[] =>
   existsSync(file) ? readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean) : [];
 
-/** The newest records first, at most `limit` (from the previous file too when needed). */
+/**
+ * The newest records first, at most `limit` (from the previous file too when needed). A line
+ * that is not a record (cut short by a crash mid-append, or edited by hand) is passed over.
+ */
 export function readAudit(home: string, limit = 100): AuditRecord[] {
   let lines = linesOf(path.join(home, AUDIT_FILE));
   if (lines.length < limit) lines = [...linesOf(path.join(home, AUDIT_PREVIOUS_FILE)), ...lines];
-  return lines
-    .slice(-limit)
-    .reverse()
-    .map((line) => JSON.parse(line) as AuditRecord);
+  const records: AuditRecord[] = [];
+  for (let i = lines.length - 1; i >= 0 && records.length < limit; i--) {
+    const record = parseRecord(lines[i]!);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+function parseRecord(line: string): AuditRecord | null {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === "object" && value !== null && typeof (value as AuditRecord).at === "number"
+      ? (value as AuditRecord)
+      : null;
+  } catch {
+    return null;
+  }
 }
