@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openBridgeWriter, type BridgeWriter } from "../src/bridge/writer.js";
 import { recallHome } from "../src/config/paths.js";
 import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { forget } from "../src/indexer/forget.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { navigationLink } from "../src/search/links.js";
 import { MAX_ROWS } from "../src/sources/bridge/source.js";
@@ -224,6 +225,35 @@ describe("bridge source: messages", () => {
     h.restart();
     h.index();
     expect(ids("quokka")).toEqual(["message:gone"]);
+  });
+
+  it("forgets one project's messages from a thread that spans projects, and only those, now and after a rebuild", () => {
+    const post = (id: string, project: string, at: number) =>
+      w.post({
+        id,
+        sender: "lead",
+        recipients: ["w1"],
+        body: `ibis note ${id}`,
+        at,
+        conversation: "t-mixed",
+        project,
+      });
+    post("m-a1", "/nonexistent/proj-a", T0);
+    post("m-b1", "/nonexistent/proj-b", T0 + 1);
+    post("m-a2", "/nonexistent/proj-a", T0 + 2);
+    h.index();
+    expect(ids("ibis")).toEqual(["message:m-a1", "message:m-a2", "message:m-b1"]);
+    const result = forget(h.store.db, { project: "/nonexistent/proj-a" }, T0 + 10);
+    expect(result).toMatchObject({ conversations: 1, documents: 2, records: 2 });
+    expect(ids("ibis")).toEqual(["message:m-b1"]);
+    const thread = h.store.db
+      .prepare("SELECT project FROM recall_conversations WHERE id = 'bridge:t-mixed'")
+      .get();
+    expect(thread).toEqual({ project: "/nonexistent/proj-b" });
+    resetDerived(h.store.db, ["bridge"]);
+    h.restart();
+    h.index();
+    expect(ids("ibis")).toEqual(["message:m-b1"]);
   });
 });
 

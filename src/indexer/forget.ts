@@ -26,7 +26,24 @@ export interface ForgetResult {
 
 const CONVERSATIONS_OF_SESSIONS = `SELECT id FROM recall_conversations
   WHERE session IN (SELECT value FROM json_each(@sessions)) OR id IN (SELECT value FROM json_each(@sessions))`;
-const CONVERSATIONS_OF_PROJECT = `SELECT id FROM recall_conversations WHERE project = ?`;
+/**
+ * A project's conversations: those it is recorded on and those holding a document of it, each
+ * with whether it also holds another project's documents (an agent-bridge thread spans projects).
+ */
+const CONVERSATIONS_OF_PROJECT = `SELECT c.id,
+    EXISTS (SELECT 1 FROM recall_documents d
+            WHERE d.conversation = c.id AND d.project IS NOT NULL AND d.project <> @project) AS mixed
+  FROM recall_conversations c
+  WHERE c.project = @project
+     OR c.id IN (SELECT conversation FROM recall_documents WHERE project = @project)`;
+/** A mixed conversation keeps its other projects' records: only this project's go. */
+const RECORDS_OF_PROJECT = `DELETE FROM recall_records WHERE conversation = @conversation
+  AND hit_id IN (SELECT hit_id FROM recall_documents WHERE conversation = @conversation AND project = @project)`;
+const DOCUMENTS_OF_PROJECT = `DELETE FROM recall_documents WHERE conversation = @conversation AND project = @project`;
+/** What the conversation now says its project is: its newest remaining document's. */
+const REPROJECT = `UPDATE recall_conversations SET project = (SELECT project FROM recall_documents
+    WHERE conversation = @conversation AND project IS NOT NULL ORDER BY at DESC LIMIT 1)
+  WHERE id = @conversation AND project = @project`;
 const ALL_CONVERSATIONS = `(SELECT value FROM json_each(@conversations))`;
 
 const RAW_BY_SOURCE = `SELECT source, count(*) AS chunks, coalesce(sum(length), 0) AS bytes,
@@ -41,7 +58,8 @@ const TOMBSTONE = `INSERT INTO recall_tombstones (scope, value, since, until, cr
  * later scan or rebuild does not bring them back (sources are re-read from their checkpoints,
  * and tombstoned records and chunks are dropped at ingest). A session may be given by any of
  * its aliases; forgetting a session also forgets its subagent conversations. A project is its
- * canonical path. A time range (inclusive, epoch ms) removes the records inside it from every
+ * canonical path; a conversation that also holds other projects' documents (an agent-bridge
+ * thread) loses only this project's records, as the tombstone drops them at a rebuild. A time range (inclusive, epoch ms) removes the records inside it from every
  * retained conversation, and the raw chunks holding any of them.
  */
 export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
@@ -85,9 +103,19 @@ export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
         }[]
       ).map((r) => r.id);
     } else {
-      conversations = (db.prepare(CONVERSATIONS_OF_PROJECT).all(scope.project) as { id: string }[]).map(
-        (r) => r.id,
-      );
+      const found = db.prepare(CONVERSATIONS_OF_PROJECT).all({ project: scope.project }) as {
+        id: string;
+        mixed: number;
+      }[];
+      conversations = found.filter((c) => !c.mixed).map((c) => c.id);
+      if (found.some((c) => c.mixed)) restoreReadIndex(db, CONVERSATION_INDEX);
+      for (const { id } of found.filter((c) => c.mixed)) {
+        const params = { conversation: id, project: scope.project };
+        result.records += db.prepare(RECORDS_OF_PROJECT).run(params).changes;
+        result.documents += db.prepare(DOCUMENTS_OF_PROJECT).run(params).changes;
+        db.prepare(REPROJECT).run(params);
+        result.conversations += 1;
+      }
     }
     // Subagents and child sessions go with their parent.
     for (let i = 0; i < conversations.length; i++) {
@@ -96,18 +124,18 @@ export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
         .all(conversations[i]) as { id: string }[];
       for (const child of children) if (!conversations.includes(child.id)) conversations.push(child.id);
     }
-    if (conversations.length === 0) {
+    if (conversations.length === 0 && result.conversations === 0) {
       // A mistyped id or path would otherwise leave a tombstone and a report of success.
       const what = "session" in scope ? `session ${scope.session}` : `project ${scope.project}`;
       throw new RecallError("NotFound", `no indexed history for ${what}; nothing forgotten`);
     }
     const params = { conversations: JSON.stringify(conversations) };
-    result.conversations = conversations.length;
+    result.conversations += conversations.length;
     restoreReadIndex(db, CONVERSATION_INDEX); // absent while a first load runs
-    result.documents = db
+    result.documents += db
       .prepare(`DELETE FROM recall_documents WHERE conversation IN ${ALL_CONVERSATIONS}`)
       .run(params).changes;
-    result.records = db
+    result.records += db
       .prepare(`DELETE FROM recall_records WHERE conversation IN ${ALL_CONVERSATIONS}`)
       .run(params).changes;
     const where = `conversation IN ${ALL_CONVERSATIONS}`;
