@@ -298,6 +298,53 @@ describe("linking and dedupe", () => {
     expect(titleOf()).toBe("Osprey, last");
   });
 
+  it("Claude: a file read in pieces, with restarts between, keeps its title and first project on every document", async () => {
+    h = await createHarness();
+    const dir = projectDir(h);
+    const s = uuidOf(15);
+    const file = path.join(dir, `${s}.jsonl`);
+    const lines = [
+      claudeLine({ uuid: "p0", session: s, text: "plan the grebe survey", cwd: "/nonexistent/grebe" }),
+      `${JSON.stringify({ type: "custom-title", sessionId: s, customTitle: "Grebe survey" })}\n`,
+    ];
+    // About 10 KB a turn: a tick reads its 64 KiB share and stops with an assistant turn held,
+    // so each restart resumes before the read end, where the parser's own state is not reused.
+    const pad = "wader ".repeat(1700);
+    for (let i = 1; i <= 12; i++) {
+      const cwd = "/nonexistent/grebe/sub";
+      lines.push(
+        claudeLine({
+          uuid: `u${i}`,
+          session: s,
+          text: `grebe count ${i} ${pad}`,
+          at: BASE_TIME + 2 * i,
+          cwd,
+        }),
+        claudeLine({
+          uuid: `a${i}`,
+          session: s,
+          role: "assistant",
+          text: `grebe tally ${i} ${pad}`,
+          at: BASE_TIME + 2 * i + 1,
+          cwd,
+        }),
+      );
+    }
+    writeFileSync(file, lines.join(""));
+    for (let i = 0; i < 6; i++) {
+      h.tick({ maxBytes: 1 });
+      h.restart();
+    }
+    h.index();
+    const docs = h.store.db
+      .prepare("SELECT title, project FROM recall_documents WHERE conversation = ?")
+      .all(`claude:${s}`) as { title: string; project: string }[];
+    expect(docs).toHaveLength(25);
+    // Every document after the title line carries it (the one before was written untitled).
+    expect(docs.filter((d) => d.title === "Grebe survey")).toHaveLength(24);
+    expect(new Set(docs.map((d) => d.project))).toEqual(new Set(["/nonexistent/grebe"]));
+  });
+
   it("Claude: subagents in the flat pre-2.1.2 layout and the subagents/ layout link to their session", async () => {
     h = await createHarness();
     const dir = path.join(claudeProjects(h.home), "-p");

@@ -106,6 +106,18 @@ interface ClaudeSnapshot {
   sessionId?: string;
   /** Summary titles waiting for their leaf uuid to turn up in this file. */
   titles?: [string, string][];
+}
+
+/**
+ * What a file's lines taught that later lines may not repeat (JsonlParser.learned): a parser
+ * rebuilt from the checkpoint (after a restart, for a file that grew after it was read to its
+ * end, or for one of many files read in turn) starts from it, or its documents would lose the
+ * title and its project could move to a later cwd.
+ */
+interface ClaudeLearned {
+  title?: string;
+  /** The first cwd's project. */
+  project?: string;
   /** The person named the session (`custom-title`): a later generated title does not replace it. */
   named?: true;
 }
@@ -126,6 +138,8 @@ class ClaudeFileParser implements JsonlParser {
   private named: boolean;
   private cwdSeen = false;
   private readonly isMain: boolean;
+  /** A subagent's title from its path (not saved: the path gives it again). */
+  private readonly initialTitle: string | null;
 
   constructor(
     context: ParserContext & { head?: Buffer },
@@ -154,6 +168,7 @@ class ClaudeFileParser implements JsonlParser {
       title = kind.kind === "subagent" ? subagentTitle(context.path) : null;
     }
     this.isMain = kind.kind === "session";
+    this.initialTitle = title;
     this.session = sessionId;
     this.conversationId = id;
     this.conversation = {
@@ -170,7 +185,13 @@ class ClaudeFileParser implements JsonlParser {
     };
     this.lastAt = context.mtimeMs;
     this.pendingTitles = new RecentMap(64, (snapshot as ClaudeSnapshot | null)?.titles ?? []);
-    this.named = (snapshot as ClaudeSnapshot | null)?.named === true;
+    const learned = context.learned as ClaudeLearned | undefined;
+    this.named = learned?.named === true;
+    if (learned?.title !== undefined) this.conversation.title = learned.title;
+    if (learned?.project !== undefined) {
+      this.conversation.project = learned.project;
+      this.cwdSeen = true;
+    }
   }
 
   line(line: JsonlLine, sink: JsonlSink): void {
@@ -217,12 +238,19 @@ class ClaudeFileParser implements JsonlParser {
   }
 
   snapshot(): unknown {
-    const titles: ClaudeSnapshot = {
-      ...(this.pendingTitles.size > 0 ? { titles: this.pendingTitles.toJSON() } : {}),
-      ...(this.named ? { named: true as const } : {}),
-    };
+    const titles = this.pendingTitles.size > 0 ? { titles: this.pendingTitles.toJSON() } : {};
     const snapshot: ClaudeSnapshot = this.isMain ? titles : { sessionId: this.session, ...titles };
     return Object.keys(snapshot).length > 0 ? snapshot : null;
+  }
+
+  learned(): ClaudeLearned | undefined {
+    const { title, project } = this.conversation;
+    const learned: ClaudeLearned = {
+      ...(title !== null && title !== this.initialTitle ? { title } : {}),
+      ...(project !== null ? { project } : {}),
+      ...(this.named ? { named: true as const } : {}),
+    };
+    return Object.keys(learned).length > 0 ? learned : undefined;
   }
 
   /**

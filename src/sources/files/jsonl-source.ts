@@ -59,6 +59,12 @@ export interface JsonlParser {
   heldFrom(): number | null;
   /** Plain-JSON state saved in the checkpoint (null when a fresh parser at the checkpoint offset is exact). */
   snapshot(): unknown;
+  /**
+   * Plain-JSON facts the lines read so far taught that hold whichever offset reading resumes
+   * from (a title, a project), saved in the checkpoint and given back to every parser rebuilt
+   * for the file: a snapshot is dropped when reading resumes before the read end (held lines).
+   */
+  learned?(): unknown;
 }
 
 export interface ParserContext {
@@ -68,6 +74,8 @@ export interface ParserContext {
   mtimeMs: number;
   /** The first bytes of the content (up to 64 KiB), when the spec asked for them. */
   head?: Buffer;
+  /** What an earlier parser of this content had learned (JsonlParser.learned). */
+  learned?: unknown;
 }
 
 export interface JsonlSourceSpec {
@@ -108,6 +116,7 @@ interface FileState {
   tail?: string | null;
   gone: boolean;
   parser: unknown;
+  learned?: unknown;
 }
 
 interface Live {
@@ -666,6 +675,7 @@ export class JsonlFileSource implements Source {
       discarding: offset === live.readEnd ? live.discarding : null,
       complete,
       parser: live.parser.snapshot(),
+      learned: live.parser.learned?.(),
     };
     batch.checkpoints.push({
       source: this.name,
@@ -712,6 +722,7 @@ export class JsonlFileSource implements Source {
     const context: ParserContext = { key: t.key, path: at.path, mtimeMs: at.mtime };
     if (at.bytes && this.spec.needsHead?.(at.path)) context.head = readHead(at.bytes, 64 * 1024);
     if (cp && state) {
+      if (state.learned !== undefined) context.learned = state.learned;
       const parser = this.spec.createParser(
         context,
         cp.offset === state.readEnd ? state.parser : null,
