@@ -8,11 +8,13 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { joinBrokerElection } from "../src/cli/broker-process.js";
+import { ConfigSchema } from "../src/config/schema.js";
 import { backfill } from "../src/indexer/backfill.js";
 import { forget } from "../src/indexer/forget.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { currentBoot, markerFile, recoverFirstLoad } from "../src/store/first-load.js";
-import { HISTORY_FILE, openHistoryStore } from "../src/store/history-store.js";
+import { HISTORY_FILE, openHistoryStore, readyWriter } from "../src/store/history-store.js";
 import { dropReadIndexesIfEmpty } from "../src/store/read-indexes.js";
 import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
 import { BASE_TIME, claudeLine } from "./sources-lines.js";
@@ -182,7 +184,28 @@ describe("an unsynced first load", () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it("a writer opened while a first load runs leaves its read indexes to that load", async () => {
+  it("a broker elected after a first load died settles the load's marker, so a reboot does not set its work aside", async () => {
+    h = await createHarness();
+    const db = h.store.db;
+    // A killed `recall index`: its marker names a process that is gone, on this boot.
+    const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid!;
+    writeFileSync(markerFile(db.name), JSON.stringify({ pid: dead, boot: currentBoot() }));
+    const broker = joinBrokerElection({
+      home: h.recallHome,
+      file: db.name,
+      sourceEnv: h.env,
+      config: ConfigSchema.parse({}),
+      log: () => {},
+    });
+    try {
+      await broker.elected();
+      expect(existsSync(markerFile(db.name))).toBe(false);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("a process that opens the index leaves missing read indexes to the elected writer", async () => {
     h = await createHarness();
     const db = h.store.db;
     expect(dropReadIndexesIfEmpty(db)).toBe(true);
@@ -195,6 +218,8 @@ describe("an unsynced first load", () => {
     expect(present()).toBe(false);
     rmSync(markerFile(db.name));
     await open();
+    expect(present()).toBe(false);
+    readyWriter(db, { buildMissingIndexes: true });
     expect(present()).toBe(true);
   });
 });

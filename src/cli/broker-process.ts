@@ -9,6 +9,8 @@ import { createSources } from "../sources/registry.js";
 import { readyWriter, registerFunctions } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { createTermStatsJob } from "./term-stats-job.js";
+import { recoverFirstLoad } from "../store/first-load.js";
+import path from "node:path";
 
 /** How long one idle cycle may spend on term statistics (each term is one FTS5 pass). */
 const IDLE_SLICE_MS = 200;
@@ -39,10 +41,14 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
     home: options.home,
     onElected: () => {
       try {
+        // The broker before may have been a first load killed before its end: its marker is
+        // settled now (flushed and removed), or a reboot would set this broker's work aside.
+        // No loader can still be running: it would hold the election.
+        recoverFirstLoad(options.file, path.join(options.home, "backups"));
         // The worker writes through its own connection; searches keep reading through theirs.
         writer = openDatabase(options.file);
         registerFunctions(writer);
-        // The broker before may have been a first load killed before its end.
+        // Only the elected writer builds missing read indexes (a first load's, a reindex's).
         readyWriter(writer, { buildMissingIndexes: true });
         const termStats = createTermStatsJob(writer);
         const w = createIndexWorker({

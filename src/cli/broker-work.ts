@@ -6,6 +6,7 @@ import { askBroker, electBroker, type BrokerRequest } from "../indexer/broker.js
 import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
+import { readyWriter } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
 
 /** How long a command waits to win an election before asking again (a broker just appeared). */
@@ -65,8 +66,12 @@ export async function brokerOrLocal<T>(options: {
   throw new Error("could not reach the broker nor become it; is another recall process starting?");
 }
 
-/** The worker a foreground `recall index` or `recall reindex` runs when no broker answers. */
+/**
+ * The worker a foreground `recall index` or `recall reindex` runs when no broker answers (this
+ * process won the election): as the broker does, it first builds read indexes left missing.
+ */
 export function foregroundWorker(db: Db, env: Env, config: Config): IndexWorker {
+  readyWriter(db, { buildMissingIndexes: true });
   return createIndexWorker({
     db,
     createSources: () => createSources(env, config),

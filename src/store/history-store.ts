@@ -89,7 +89,7 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
     return { db, file, engine, migration: null, close: () => db.close() };
   }
   // A first load cut short by an OS crash may have left a torn file (store/first-load.ts).
-  const firstLoad = recoverFirstLoad(file, path.join(options.home, "backups"));
+  recoverFirstLoad(file, path.join(options.home, "backups"));
   makePrivateDbFile(file);
   const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
   try {
@@ -103,8 +103,10 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
       context: { engine, projectionVersion: options.projectionVersion },
       backupDir: path.join(options.home, "backups"),
     });
-    // One still running builds them at its end: building them now would wait on its write lock.
-    readyWriter(db, { buildMissingIndexes: firstLoad !== "running" });
+    // Missing read indexes (a first load's or a reindex's, running or cut short) are built by the
+    // elected writer only (the broker, or a foreground command once it won the election):
+    // building them from any opener would take the write lock from under a running reindex.
+    readyWriter(db, { buildMissingIndexes: false });
     return {
       db,
       file,
