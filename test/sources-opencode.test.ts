@@ -297,6 +297,29 @@ describe("opencode", () => {
     expect(sha(file)).toBe(dbBefore);
   });
 
+  it("indexing again in a new process changes no conversation (titles, models, projects)", async () => {
+    h = await createHarness();
+    await generateDemoCorpus({
+      root: h.home,
+      seed: 11,
+      sources: { claude: false, codex: false, dyad: false, opencode: { messages: 300 } },
+    });
+    h.index();
+    const harness = h;
+    const conversations = () =>
+      harness.store.db
+        .prepare(
+          "SELECT id, project, session, parent, title, model FROM recall_conversations WHERE source = 'opencode' ORDER BY id",
+        )
+        .all();
+    const before = conversations();
+    expect(before.filter((c) => (c as { model: string | null }).model !== null).length).toBeGreaterThan(10);
+    h.restart();
+    h.clock.advance(60_000);
+    h.index();
+    expect(conversations()).toEqual(before);
+  });
+
   it("rebuilds sessions whose database rows and storage/ files are gone from what it retained", async () => {
     h = await createHarness();
     // The three stores: storage/ JSON files, a 1.x database and an upgraded 2.x database.

@@ -491,6 +491,7 @@ export class OpencodeSource implements Source {
   }
 
   private conversationFor(meta: OpencodeSessionMeta): ConversationRef {
+    if (meta.model?.modelID) this.rowModels.add(meta.id);
     return {
       id: `opencode:${meta.id}`,
       source: OPENCODE_SOURCE,
@@ -506,6 +507,8 @@ export class OpencodeSource implements Source {
   }
 
   private readonly conversations = new Map<string, ConversationRef>();
+  /** Sessions whose own row names their model (see emit). */
+  private readonly rowModels = new Set<string>();
 
   /** Conversation metadata and aliases of one session row. */
   private session(row: SessionRow, batch: SourceBatch): ConversationRef | null {
@@ -621,9 +624,10 @@ export class OpencodeSource implements Source {
     let ref =
       record.sessionId === conversation.session ? conversation : this.conversationOf(record.sessionId);
     // 2.x session rows carry no model; each message names its own. The conversation takes the
-    // latest one, as Claude Code's and Codex's do.
+    // latest one, as Claude Code's and Codex's do, unless its session row names one: that wins
+    // every time it is read, so reading the session again changes nothing.
     const model = record.model?.modelID;
-    if (model) {
+    if (model && !this.rowModels.has(record.sessionId)) {
       const known = this.conversations.get(record.sessionId) ?? ref;
       if (known.model !== model) {
         ref = { ...known, model };
