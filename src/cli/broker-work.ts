@@ -1,4 +1,5 @@
 import type { Env } from "../config/paths.js";
+import { RecallError } from "../core/errors.js";
 import type { Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
 import { BACKFILL_GROUP } from "../indexer/backfill.js";
@@ -44,7 +45,11 @@ export async function brokerOrLocal<T>(options: {
       },
       onRequest: async (request) => {
         if (request.command === "ping") return { pid: process.pid, busy: true };
-        throw new Error(options.busyMessage ?? "busy: a foreground recall command is indexing");
+        // The asker's own command ends with this one line (exit 1), not an internal fault.
+        throw new RecallError(
+          "Conflict",
+          `${options.busyMessage ?? "busy: a foreground recall command is indexing"}; try again when it ends`,
+        );
       },
     });
     let timer: NodeJS.Timeout | undefined;
