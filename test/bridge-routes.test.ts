@@ -2,7 +2,12 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openBridgeWriter, type BridgeWriter } from "../src/bridge/writer.js";
-import { decisionHistory, readRunChunk } from "../src/conversations/bridge.js";
+import {
+  DECISION_HISTORY_PAGE,
+  DECISION_TEXT_MAX_CHARS,
+  decisionHistory,
+  readRunChunk,
+} from "../src/conversations/bridge.js";
 import { RecallError } from "../src/core/errors.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -96,6 +101,38 @@ describe("decisionHistory", () => {
       ["decision:db@2", 2, "choice 2", T0 + 2],
       ["decision:db@3", 3, "choice 3", T0 + 3],
     ]);
+  });
+
+  it("pages a long history (after / next) and cuts each text to its bound", () => {
+    const long = "é".repeat(DECISION_TEXT_MAX_CHARS + 10);
+    const total = DECISION_HISTORY_PAGE + 3;
+    for (let i = 1; i <= total; i++)
+      w.decide({
+        topic: "db",
+        decision: i === 2 ? long : `choice ${i}`,
+        ...(i === 3 ? { rationale: long } : {}),
+        by: "lead",
+        at: T0 + i,
+      });
+    const first = decisionHistory(root, "db");
+    expect(first.revisions).toHaveLength(DECISION_HISTORY_PAGE);
+    expect(first.next).toBe(DECISION_HISTORY_PAGE);
+    expect(first.revisions[1]).toMatchObject({
+      decision: "é".repeat(DECISION_TEXT_MAX_CHARS),
+      truncated: true,
+    });
+    expect(first.revisions[2]).toMatchObject({
+      decision: "choice 3",
+      rationale: "é".repeat(DECISION_TEXT_MAX_CHARS),
+      truncated: true,
+    });
+    expect(first.revisions[0]).not.toHaveProperty("truncated");
+    const rest = decisionHistory(root, "db", String(first.next));
+    expect(rest.revisions.map((r) => r.rev)).toEqual([total - 2, total - 1, total]);
+    expect(rest.next).toBeNull();
+    expect(decisionHistory(root, "db", total).revisions).toEqual([]);
+    expect(kindOf(() => decisionHistory(root, "db", "x"))).toBe("Validation");
+    expect(kindOf(() => decisionHistory(root, "nope", 5))).toBe("NotFound");
   });
 
   it("is NotFound for an unknown topic and Validation for a malformed one", () => {

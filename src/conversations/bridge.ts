@@ -28,13 +28,27 @@ export interface RunChunk {
   text: string;
 }
 
-/** One revision as the decision-history route returns it: the stored row, its hit id and time. */
-export type DecisionRevision = Omit<DecisionRow, "pos" | "decidedAt"> & { id: string; at: number };
+/**
+ * One revision as the decision-history route returns it: the stored row, its hit id and time;
+ * `truncated` when its decision or rationale was cut to DECISION_TEXT_MAX_CHARS.
+ */
+export type DecisionRevision = Omit<DecisionRow, "pos" | "decidedAt"> & {
+  id: string;
+  at: number;
+  truncated?: true;
+};
 
 export interface DecisionHistory {
   topic: string;
+  /** At most DECISION_HISTORY_PAGE revisions after `after`, oldest first. */
   revisions: DecisionRevision[];
+  /** The `after` of the next page, or null when this one reaches the newest revision. */
+  next: number | null;
 }
+
+/** Revisions per page of a topic's history, and characters kept of each decision and rationale. */
+export const DECISION_HISTORY_PAGE = 50;
+export const DECISION_TEXT_MAX_CHARS = 4000;
 
 /** A byte offset from a URL (`?from=`): a decimal integer ≥ 0. */
 function parseOffset(from: number | string): number {
@@ -78,31 +92,56 @@ export function readRunChunk(root: string, run: string, from: number | string = 
   }
 }
 
-/** Revisions read per query while collecting a topic's history. */
-const PAGE = 500;
-
-/** Every revision of a decision topic, oldest first. */
-export function decisionHistory(root: string, topic: string): DecisionHistory {
+/**
+ * A decision topic's revisions after revision `after` (0: from the first), oldest first, one
+ * bounded page: at most DECISION_HISTORY_PAGE revisions, each text cut to
+ * DECISION_TEXT_MAX_CHARS (a peer writes them, unbounded).
+ */
+export function decisionHistory(root: string, topic: string, after: number | string = 0): DecisionHistory {
   const parsed = Topic.safeParse(topic);
   if (!parsed.success) throw validationError("topic must be 1-128 letters, digits or . _ -");
+  const from = parseAfter(after);
   const file = bridgePaths(root).db;
   if (!existsSync(file)) throw notFound(`decision ${parsed.data} not found`);
   const db = openSourceDatabase(file);
   try {
     if (!hasTables(db, ["decisions"])) throw notFound(`decision ${parsed.data} not found`);
-    const revisions: DecisionRevision[] = [];
-    let after = 0;
-    for (;;) {
-      const rows = decisionRevisions(db, parsed.data, after, PAGE);
-      for (const { pos: _pos, decidedAt, ...row } of rows) {
-        revisions.push({ id: `decision:${row.topic}@${row.rev}`, ...row, at: decidedAt });
-      }
-      if (rows.length < PAGE) break;
-      after = rows.at(-1)!.rev;
-    }
-    if (revisions.length === 0) throw notFound(`decision ${parsed.data} not found`);
-    return { topic: parsed.data, revisions };
+    const rows = decisionRevisions(db, parsed.data, from, DECISION_HISTORY_PAGE + 1);
+    if (rows.length === 0 && (from === 0 || decisionRevisions(db, parsed.data, 0, 1).length === 0))
+      throw notFound(`decision ${parsed.data} not found`);
+    const page = rows.slice(0, DECISION_HISTORY_PAGE);
+    const revisions = page.map(({ pos: _pos, decidedAt, ...row }): DecisionRevision => {
+      const decision = cut(row.decision);
+      const rationale = row.rationale === null ? null : cut(row.rationale);
+      const truncated = decision !== row.decision || rationale !== row.rationale;
+      return {
+        id: `decision:${row.topic}@${row.rev}`,
+        ...row,
+        decision,
+        rationale,
+        at: decidedAt,
+        ...(truncated ? { truncated: true as const } : {}),
+      };
+    });
+    const next = rows.length > DECISION_HISTORY_PAGE ? page.at(-1)!.rev : null;
+    return { topic: parsed.data, revisions, next };
   } finally {
     db.close();
   }
+}
+
+/** A revision cursor from a URL (`?after=`): a decimal integer ≥ 0. */
+function parseAfter(after: number | string): number {
+  const value =
+    typeof after === "number" ? after : /^\d{1,15}$/.test(after.trim()) ? Number(after.trim()) : NaN;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw validationError("after must be a revision number (an integer ≥ 0)");
+  return value;
+}
+
+/** The text's first DECISION_TEXT_MAX_CHARS code points. */
+function cut(text: string): string {
+  if (text.length <= DECISION_TEXT_MAX_CHARS) return text;
+  const points = Array.from(text);
+  return points.length <= DECISION_TEXT_MAX_CHARS ? text : points.slice(0, DECISION_TEXT_MAX_CHARS).join("");
 }

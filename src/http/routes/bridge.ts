@@ -50,16 +50,19 @@ export const runLogRoute: Route = {
   },
 };
 
-/** GET /api/decisions/<topic>/history: every revision of a decision topic, oldest first. */
+/**
+ * GET /api/decisions/<topic>/history[?after=<rev>]: a decision topic's revisions, oldest first,
+ * a bounded page at a time (`next` is the following page's `after`).
+ */
 export const decisionHistoryRoute: Route = {
   method: "GET",
   pattern: /^\/api\/decisions\/([^/]+)\/history$/,
   handle(request) {
-    singleParams(request.query, []);
+    const { after } = singleParams(request.query, ["after"]);
     const topic = decodeSegment(request.params[0]!, "topic");
     return {
       json: audited(request, "decision_history", `decision:${topic}`, () =>
-        decisionHistory(request.services.bridgeRoot, topic),
+        decisionHistory(request.services.bridgeRoot, topic, after ?? 0),
       ),
     };
   },
