@@ -15,6 +15,7 @@ import {
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { sessionsForAlias } from "../src/indexer/aliases.js";
 import { sourceCoverage } from "../src/indexer/coverage.js";
 import { exportConversation } from "../src/indexer/export.js";
 import { decompressRaw } from "../src/indexer/raw-codec.js";
@@ -176,18 +177,31 @@ describe("incremental JSONL sources", () => {
     writeFileSync(
       file,
       ["alpha kiwi", "beta kiwi", "gamma kiwi"]
-        .map((text, i) => claudeLine({ uuid: `old${i}`, session: SESSION, text, at: BASE_TIME + i }))
-        .join(""),
+        .map((text, i) => claudeLine({ uuid: `old${i}`, session: SESSION, text, at: BASE_TIME + 100 + i }))
+        .join("") +
+        `${JSON.stringify({ type: "custom-title", sessionId: SESSION, customTitle: "Kiwi notes" })}\n`,
     );
     h.index();
     expect(h.search("kiwi")).toHaveLength(3);
 
     // Truncated, then rewritten shorter with other content.
     truncateSync(file, 0);
-    writeFileSync(file, claudeLine({ uuid: "new0", session: SESSION, text: "delta mango" }));
+    writeFileSync(
+      file,
+      claudeLine({ uuid: "new0", session: SESSION, text: "delta mango", at: BASE_TIME + 5 }),
+    );
     h.clock.advance(60_000);
     h.index();
     expect(h.search("mango")).toHaveLength(1);
+    // The conversation is the new content's: no title, times and ordinals from its records.
+    expect(
+      h.store.db
+        .prepare(
+          "SELECT title, started_at AS s, updated_at AS u, next_ordinal AS n FROM recall_conversations WHERE id = ?",
+        )
+        .get(`claude:${SESSION}`),
+    ).toEqual({ title: null, s: BASE_TIME + 5, u: BASE_TIME + 5, n: 1 });
+    expect(sessionsForAlias(h.store.db, "Kiwi notes")).toContain(SESSION);
     expect(h.search("kiwi")).toHaveLength(0);
     expect(docs(h).map((d) => d.k)).toEqual(["new0"]);
     expect(h.count("SELECT count(*) FROM recall_records")).toBe(1);

@@ -118,6 +118,13 @@ const CONVERSATION_META = `SELECT title, project FROM recall_conversations WHERE
 const RETITLE_DOCUMENTS = `UPDATE recall_documents SET title = ? WHERE conversation = ? AND title IS NOT ?`;
 const REPROJECT_DOCUMENTS = `UPDATE recall_documents SET project = ? WHERE conversation = ? AND project IS NOT ?`;
 const RESET_RECORDS = `DELETE FROM recall_records WHERE conversation = ?`;
+/**
+ * A replaced file's conversation starts over from its new content: what the old content taught
+ * (title, model, branch, its times and ordinals) goes; identity and links stay, and aliases (a
+ * session's old titles still find it).
+ */
+const RESET_CONVERSATION = `UPDATE recall_conversations SET title = NULL, model = NULL, branch = NULL,
+  started_at = NULL, updated_at = NULL, next_ordinal = 0 WHERE id = ?`;
 
 const INSERT_RAW = `
   INSERT INTO recall_raw_chunks (source, file, conversation, offset, length, captured_at, data, epoch, first_at,
@@ -225,6 +232,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     for (const id of batch.resets) {
       statement(db, RESET_DOCUMENTS).run(id);
       statement(db, RESET_RECORDS).run(id);
+      statement(db, RESET_CONVERSATION).run(id);
     }
     // Before any record of this batch is written (their FTS rows are queued for the end).
     removeDeleted(db, options.source, batch.deletions ?? []);
