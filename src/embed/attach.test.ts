@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
@@ -185,5 +186,87 @@ describe("embedded chat index", () => {
     expect(figures).toMatchObject({ backlog: 0, indexed: 10 });
     expect(figures.batches).toBeGreaterThan(0);
     expect(JSON.stringify(figures)).not.toContain("figure");
+  });
+
+  it("re-indexes a chat moved to another app: the old app no longer finds it, the new one does", async () => {
+    const { f, search } = await setup();
+    const one = f.app("one");
+    const two = f.app("two");
+    const chat = f.chat(one, "Heron chat");
+    f.message(chat, "user", "the heron migration plan");
+    await drain(search);
+    const appOf = () =>
+      f.db.prepare("SELECT DISTINCT app_id AS app FROM recall_documents WHERE chat_id = ?").all(chat);
+    expect(appOf()).toEqual([{ app: one }]);
+    // Moved by another connection (the host app), as Dyad would.
+    const host = new Database(f.file);
+    host.prepare("UPDATE chats SET app_id = ? WHERE id = ?").run(two, chat);
+    host.close();
+    await drain(search);
+    expect(appOf()).toEqual([{ app: two }]);
+  });
+
+  it("refuses a host database missing a column it needs, before installing anything", async () => {
+    const t = tempDir();
+    const f = createDyadDb(t.dir);
+    cleanup = () => {
+      f.db.close();
+      t.cleanup();
+    };
+    f.db.exec("ALTER TABLE messages DROP COLUMN is_compaction_summary");
+    await expect(attachChatSearch(f.db, { file: f.file })).rejects.toMatchObject({
+      kind: "Validation",
+      message: expect.stringContaining("messages table has no is_compaction_summary column"),
+    });
+    expect(f.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'recall_%'").get()).toEqual({
+      n: 0,
+    });
+  });
+
+  it("re-creates its triggers when a host migration rebuilt the messages table, and catches up", async () => {
+    const { f, search } = await setup();
+    const chat = f.chat(f.app(), "Rebuilt");
+    const id = f.message(chat, "user", "before the rebuild ostrich");
+    await drain(search);
+    await search.indexer.stop();
+    // Drizzle's table rebuild: the new table has none of recall's triggers or index.
+    const ddl = (
+      f.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages'").get() as { sql: string }
+    ).sql;
+    f.db.exec(`
+      ${ddl.replace(/CREATE TABLE [`"]?messages[`"]?/, "CREATE TABLE __new_messages")};
+      INSERT INTO __new_messages SELECT * FROM messages;
+      DROP TABLE messages;
+      ALTER TABLE __new_messages RENAME TO messages;
+    `);
+    f.db.prepare("UPDATE messages SET content = 'after the rebuild emu' WHERE id = ?").run(id);
+    const again = await attachChatSearch(f.db, { file: f.file });
+    await again.indexer.drain();
+    expect(match(f, "emu")).toEqual([id]);
+    expect(match(f, "ostrich")).toEqual([]);
+    f.message(chat, "user", "a later cassowary");
+    await again.indexer.drain();
+    expect(match(f, "cassowary")).toHaveLength(1);
+  });
+
+  it("counts and retries a background drain that fails, without bringing the host down", async () => {
+    const { f, search } = await setup();
+    const chat = f.chat(f.app());
+    f.message(chat, "user", "a locked kiwi");
+    f.db.pragma("busy_timeout = 20");
+    // Another process holds the write lock past the busy timeout.
+    const other = new Database(f.file);
+    other.exec("BEGIN IMMEDIATE");
+    search.indexer.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(search.indexer.figures().failedDrains).toBeGreaterThan(0);
+    other.exec("COMMIT");
+    other.close();
+    // The retry (after a second) indexes it.
+    const deadline = Date.now() + 5_000;
+    while (match(f, "kiwi").length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(match(f, "kiwi")).toHaveLength(1);
+    await search.indexer.stop();
   });
 });

@@ -12,7 +12,7 @@ import {
   type ChatIndexerOptions,
   type ChatSearchIndexer,
 } from "./indexer-service.js";
-import { EMBEDDED_MIGRATIONS } from "./schema.js";
+import { EMBEDDED_MIGRATIONS, repairHostHooks } from "./schema.js";
 
 export interface AttachOptions {
   /** The host database file, for naming the pre-migration backup; null for in-memory. */
@@ -43,11 +43,7 @@ export async function attachChatSearch(db: Db, options: AttachOptions): Promise<
       "chat search needs SQLite FTS5, which this SQLite build does not provide",
     );
   }
-  for (const table of ["apps", "chats", "messages"]) {
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) {
-      throw new RecallError("Validation", `the host database has no ${table} table; it is not Dyad-shaped`);
-    }
-  }
+  requireHostColumns(db);
   registerFunctions(db);
   const migration = await migrate({
     db,
@@ -56,10 +52,40 @@ export async function attachChatSearch(db: Db, options: AttachOptions): Promise<
     context: { engine: "fts5", projectionVersion: PROJECTION_VERSION },
     backupDir: options.backupDir ?? (options.file ? `${options.file}.recall-backups` : "."),
   });
+  repairHostHooks(db);
   const indexer = createChatSearchIndexer(db, options.indexer);
   return {
     indexer,
     tools: [createSearchChatsTool(db, indexer), createReadChatTool(db)] as [ToolDefinition, ToolDefinition],
     migration,
   };
+}
+
+/** The host's tables and columns recall reads and hooks (dyad-data-model.md). */
+const HOST_COLUMNS: Record<string, readonly string[]> = {
+  apps: ["id"],
+  chats: ["id", "app_id", "title", "created_at"],
+  messages: ["id", "chat_id", "role", "content", "created_at", "is_compaction_summary"],
+};
+
+/**
+ * Checked before anything is installed: a host without them would be migrated half-way and then
+ * fail on every batch.
+ */
+function requireHostColumns(db: Db): void {
+  for (const [table, columns] of Object.entries(HOST_COLUMNS)) {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) {
+      throw new RecallError("Validation", `the host database has no ${table} table; it is not Dyad-shaped`);
+    }
+    const present = new Set(
+      (db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name),
+    );
+    const missing = columns.filter((c) => !present.has(c));
+    if (missing.length > 0) {
+      throw new RecallError(
+        "Validation",
+        `the host database's ${table} table has no ${missing.join(", ")} column${missing.length > 1 ? "s" : ""}; recall needs Dyad's schema`,
+      );
+    }
+  }
 }

@@ -26,6 +26,11 @@ export interface ChatIndexFigures {
   longestMergeStepMs: number;
   /** Duration of the last run that drained the queue empty. */
   lastDrainMs: number;
+  /**
+   * Background drains that failed (a lock held past the busy timeout, a host schema change),
+   * each retried after a backoff: the host process is never brought down by one.
+   */
+  failedDrains: number;
   rebuilding: boolean;
   running: boolean;
 }
@@ -55,6 +60,9 @@ export interface ChatSearchIndexer {
 }
 
 const yieldToHost = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A failed background drain is retried after this, doubling up to the maximum. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
 
 export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}): ChatSearchIndexer {
   const limits = options.limits ?? DEFAULT_CHAT_BATCH;
@@ -71,6 +79,7 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
     mergeSteps: 0,
     longestMergeStepMs: 0,
     lastDrainMs: 0,
+    failedDrains: 0,
     rebuilding: false,
     running: false,
   };
@@ -93,10 +102,17 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
     }
   };
 
+  /** Whether start-up's repair (prepareChatIndex) has run since start(). */
+  let prepared = true;
+
   const runDrain = async () => {
     const started = performance.now();
     figures.running = true;
     try {
+      if (!prepared) {
+        figures.rebuilding = prepareChatIndex(db).rebuild;
+        prepared = true;
+      }
       for (;;) {
         if (stopped) return;
         const t0 = performance.now();
@@ -132,12 +148,28 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
     return current;
   };
 
+  /** Consecutive failed background drains, for the retry's backoff. */
+  let failures = 0;
+  /** A drain started by a timer: a failure is counted and retried, never thrown at the host. */
+  const background = () => {
+    drain().then(
+      () => {
+        failures = 0;
+      },
+      () => {
+        figures.failedDrains++;
+        failures++;
+        schedule(Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failures - 1)));
+      },
+    );
+  };
+
   const schedule = (delay: number) => {
     if (stopped) return;
     if (debounce) clearTimeout(debounce);
     debounce = setTimeout(() => {
       debounce = null;
-      void drain();
+      background();
     }, delay);
     debounce.unref();
   };
@@ -145,11 +177,17 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
   return {
     start() {
       stopped = false;
-      const prepared = prepareChatIndex(db);
-      figures.rebuilding = prepared.rebuild;
-      figures.backlog = backlogSize(db);
+      // A lock held past the busy timeout now is not thrown at the host's start-up: the first
+      // background drain prepares instead, and retries until it can.
+      try {
+        figures.rebuilding = prepareChatIndex(db).rebuild;
+        prepared = true;
+      } catch {
+        figures.failedDrains++;
+        prepared = false;
+      }
       schedule(0);
-      repair = setInterval(() => void drain(), repairIntervalMs);
+      repair = setInterval(background, repairIntervalMs);
       repair.unref();
     },
     async stop() {
@@ -157,7 +195,7 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
       if (debounce) clearTimeout(debounce);
       if (repair) clearInterval(repair);
       debounce = repair = null;
-      await current;
+      await current?.catch(() => {}); // a failure is the drain's caller's, or counted
     },
     settled() {
       schedule(debounceMs);

@@ -95,64 +95,68 @@ function writeMessage(
 /**
  * One bounded drain step over the dirty queues, in one transaction: dirty chats expand into
  * their messages; then up to maxRows dirty messages (and at most maxBytes of content, but
- * always at least one) are re-read joined to their chat, projected and written.
+ * always at least one) are re-read joined to their chat, projected and written. IMMEDIATE: the
+ * host writes from other connections too, and a transaction that read first and wrote later
+ * would fail at once (SQLITE_BUSY_SNAPSHOT) instead of waiting out the busy timeout.
  */
 export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BATCH): ChatBatchResult {
-  return db.transaction((): ChatBatchResult => {
-    const chats = statement(db, "SELECT chat_id AS id FROM recall_dirty_chats LIMIT 16").all() as {
-      id: number;
-    }[];
-    for (const chat of chats) {
-      statement(
-        db,
-        "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages WHERE chat_id = ?",
-      ).run(chat.id);
-      statement(db, "DELETE FROM recall_dirty_chats WHERE chat_id = ?").run(chat.id);
-    }
-    const queued = (
-      statement(db, "SELECT message_id AS id FROM recall_dirty_messages ORDER BY message_id LIMIT ?").all(
-        limits.maxRows,
-      ) as { id: number }[]
-    ).map((r) => r.id);
-
-    const sizes = new Map(sizesOf(db, queued).map((s) => [s.id, s.bytes]));
-    const take: number[] = [];
-    let bytes = 0;
-    for (const id of queued) {
-      const size = sizes.get(id) ?? 0;
-      if (take.length > 0 && bytes + size > limits.maxBytes) break;
-      take.push(id);
-      bytes += size;
-    }
-    const rows = messagesByIds(db, take);
-    const present = new Set(rows.map((r) => r.id));
-    const existing = new Map(
-      (statement(db, EXISTING).all(JSON.stringify(take)) as FtsText[]).map((d) => [d.id, d]),
-    );
-    let indexed = 0;
-    let removed = 0;
-    const deferred: FtsText[] = [];
-    for (const row of rows) {
-      if (writeMessage(db, row, existing.get(row.id), deferred)) indexed++;
-      else removed++;
-    }
-    // New documents' FTS rows, after every other write of the batch: one flush, one segment.
-    const fts = statement(db, INSERT_FTS);
-    for (const d of deferred) fts.run(d.id, d.title, d.body);
-    const clear = statement(db, "DELETE FROM recall_dirty_messages WHERE message_id = ?");
-    const drop = statement(db, "DELETE FROM recall_documents WHERE id = ?");
-    for (const id of take) {
-      if (!present.has(id)) {
-        drop.run(id);
-        removed++;
+  return db
+    .transaction((): ChatBatchResult => {
+      const chats = statement(db, "SELECT chat_id AS id FROM recall_dirty_chats LIMIT 16").all() as {
+        id: number;
+      }[];
+      for (const chat of chats) {
+        statement(
+          db,
+          "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages WHERE chat_id = ?",
+        ).run(chat.id);
+        statement(db, "DELETE FROM recall_dirty_chats WHERE chat_id = ?").run(chat.id);
       }
-      clear.run(id);
-    }
-    const more =
-      statement(db, "SELECT 1 FROM recall_dirty_messages LIMIT 1").get() !== undefined ||
-      statement(db, "SELECT 1 FROM recall_dirty_chats LIMIT 1").get() !== undefined;
-    return { indexed, removed, bytes, more };
-  })();
+      const queued = (
+        statement(db, "SELECT message_id AS id FROM recall_dirty_messages ORDER BY message_id LIMIT ?").all(
+          limits.maxRows,
+        ) as { id: number }[]
+      ).map((r) => r.id);
+
+      const sizes = new Map(sizesOf(db, queued).map((s) => [s.id, s.bytes]));
+      const take: number[] = [];
+      let bytes = 0;
+      for (const id of queued) {
+        const size = sizes.get(id) ?? 0;
+        if (take.length > 0 && bytes + size > limits.maxBytes) break;
+        take.push(id);
+        bytes += size;
+      }
+      const rows = messagesByIds(db, take);
+      const present = new Set(rows.map((r) => r.id));
+      const existing = new Map(
+        (statement(db, EXISTING).all(JSON.stringify(take)) as FtsText[]).map((d) => [d.id, d]),
+      );
+      let indexed = 0;
+      let removed = 0;
+      const deferred: FtsText[] = [];
+      for (const row of rows) {
+        if (writeMessage(db, row, existing.get(row.id), deferred)) indexed++;
+        else removed++;
+      }
+      // New documents' FTS rows, after every other write of the batch: one flush, one segment.
+      const fts = statement(db, INSERT_FTS);
+      for (const d of deferred) fts.run(d.id, d.title, d.body);
+      const clear = statement(db, "DELETE FROM recall_dirty_messages WHERE message_id = ?");
+      const drop = statement(db, "DELETE FROM recall_documents WHERE id = ?");
+      for (const id of take) {
+        if (!present.has(id)) {
+          drop.run(id);
+          removed++;
+        }
+        clear.run(id);
+      }
+      const more =
+        statement(db, "SELECT 1 FROM recall_dirty_messages LIMIT 1").get() !== undefined ||
+        statement(db, "SELECT 1 FROM recall_dirty_chats LIMIT 1").get() !== undefined;
+      return { indexed, removed, bytes, more };
+    })
+    .immediate();
 }
 
 /**
@@ -160,22 +164,29 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
  * background), and documents whose message is gone are removed.
  */
 export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: number } {
-  return db.transaction(() => {
-    const recorded = statement(db, "SELECT value FROM recall_meta WHERE key = 'projection_version'").get() as
-      { value: string } | undefined;
-    const rebuild = recorded?.value !== String(PROJECTION_VERSION);
-    if (rebuild) {
-      statement(db, "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages").run();
-      statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('projection_version', ?)").run(
-        String(PROJECTION_VERSION),
-      );
-    }
-    const orphans = statement(
-      db,
-      `DELETE FROM recall_documents WHERE source = '${EMBEDDED_CHAT_SOURCE}' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = recall_documents.id)`,
-    ).run();
-    return { rebuild, orphansRemoved: orphans.changes };
-  })();
+  return db
+    .transaction(() => {
+      const recorded = statement(
+        db,
+        "SELECT value FROM recall_meta WHERE key = 'projection_version'",
+      ).get() as { value: string } | undefined;
+      const rebuild = recorded?.value !== String(PROJECTION_VERSION);
+      if (rebuild) {
+        statement(
+          db,
+          "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages",
+        ).run();
+        statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('projection_version', ?)").run(
+          String(PROJECTION_VERSION),
+        );
+      }
+      const orphans = statement(
+        db,
+        `DELETE FROM recall_documents WHERE source = '${EMBEDDED_CHAT_SOURCE}' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = recall_documents.id)`,
+      ).run();
+      return { rebuild, orphansRemoved: orphans.changes };
+    })
+    .immediate();
 }
 
 /** Whether any queued work concerns this app (excluding the caller's own chat). */
