@@ -6,7 +6,9 @@ import { positionOfHit, positionsBefore } from "../conversations/window.js";
 import type { Db } from "../store/open.js";
 import { ARCHIVAL_NOTICE } from "./definition.js";
 import {
+  GET_CONVERSATION_BUDGET_BYTES,
   readConversationPage,
+  recordBytes,
   type GetConversationInput,
   type GetConversationOutput,
 } from "./get-conversation.js";
@@ -25,6 +27,9 @@ export interface ConversationWindow extends GetConversationOutput {
 
 type Args = z.output<typeof GetConversationInput>;
 
+/** Room for what a window adds to a page: `prev` (a cursor) and `focus` (a hit id). */
+const WINDOW_FIELDS_BYTES = 512;
+
 function resolveConversation(db: Db, id: string): string {
   const conversation = conversationById(db, id) ? id : conversationOfHit(db, id);
   if (!conversation || !conversationById(db, conversation))
@@ -37,16 +42,22 @@ function resolveConversation(db: Db, id: string): string {
  * cut short by the byte budget is retried starting later, so no record is ever skipped between
  * this page and the one the caller already shows.
  */
-function pageEndingBefore(db: Db, conversation: string, position: PagePosition, limit: number) {
+function pageEndingBefore(
+  db: Db,
+  conversation: string,
+  position: PagePosition,
+  limit: number,
+  budgetBytes = GET_CONVERSATION_BUDGET_BYTES,
+) {
   const older = positionsBefore(db, conversation, position, limit + 1);
   let count = Math.min(limit, older.length);
   while (count > 0) {
     const start = older[count]; // the record just before the page, if any
-    const page = readConversationPage(db, {
-      id: conversation,
-      after: start ? encodeCursor(start) : undefined,
-      limit: count,
-    });
+    const page = readConversationPage(
+      db,
+      { id: conversation, after: start ? encodeCursor(start) : undefined, limit: count },
+      budgetBytes,
+    );
     if (page.records.length === count) {
       return { page, prev: older.length > count ? encodeCursor(older[count - 1]!) : null };
     }
@@ -66,14 +77,24 @@ export function readWindowAround(db: Db, args: Args & { around: string }): Conve
   const conversation = resolveConversation(db, args.id);
   const position = positionOfHit(db, conversation, args.around);
   if (!position) return { ...readConversationPage(db, { ...args, id: conversation }), prev: null };
+  // The two pages share one page's budget: the older half at most half of it, the newer (which
+  // opens at the hit) the rest.
   const olderLimit = Math.floor(args.limit / 2);
-  const older = olderLimit > 0 ? pageEndingBefore(db, conversation, position, olderLimit) : null;
+  const older =
+    olderLimit > 0
+      ? pageEndingBefore(db, conversation, position, olderLimit, GET_CONVERSATION_BUDGET_BYTES / 2)
+      : null;
+  const olderBytes = (older?.page?.records ?? []).reduce((n, r) => n + recordBytes(r), 0);
   const justBefore = positionsBefore(db, conversation, position, 1)[0];
-  const newer = readConversationPage(db, {
-    id: conversation,
-    after: justBefore ? encodeCursor(justBefore) : undefined,
-    limit: args.limit - (older?.page?.records.length ?? 0),
-  });
+  const newer = readConversationPage(
+    db,
+    {
+      id: conversation,
+      after: justBefore ? encodeCursor(justBefore) : undefined,
+      limit: args.limit - (older?.page?.records.length ?? 0),
+    },
+    GET_CONVERSATION_BUDGET_BYTES - olderBytes - WINDOW_FIELDS_BYTES,
+  );
   const prev = older?.page ? older.prev : justBefore ? encodeCursor(position) : null;
   return {
     ...newer,

@@ -47,9 +47,19 @@ export function cutUtf8(text: string, maxBytes: number): { text: string; cut: bo
   return { text: `${out}…`, cut: true };
 }
 
+/** Bytes a record adds to a page's serialized output (its JSON and a separator). */
+export function recordBytes(record: ConversationRecord): number {
+  return Buffer.byteLength(JSON.stringify(record)) + 1;
+}
+
+/**
+ * One page of records after `args.after`, within `budgetBytes` of serialized output (the tool's
+ * 32 KiB; less when a window shares the budget with another page) but never empty.
+ */
 export function readConversationPage(
   db: Db,
   args: z.output<typeof GetConversationInput>,
+  budgetBytes = GET_CONVERSATION_BUDGET_BYTES,
 ): GetConversationOutput {
   const id = conversationById(db, args.id) ? args.id : conversationOfHit(db, args.id);
   if (!id || !conversationById(db, id))
@@ -74,10 +84,10 @@ export function readConversationPage(
       text,
       truncated: cut || row.truncated === 1,
     };
-    const recordBytes = Buffer.byteLength(JSON.stringify(record)) + 1;
-    if (output.records.length > 0 && size + recordBytes > GET_CONVERSATION_BUDGET_BYTES) break;
+    const bytes = recordBytes(record);
+    if (output.records.length > 0 && size + bytes > budgetBytes) break;
     output.records.push(record);
-    size += recordBytes;
+    size += bytes;
     last = { at: row.at, ordinal: row.ordinal };
   }
   const more = rows.length > output.records.length;
