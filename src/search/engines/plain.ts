@@ -37,7 +37,29 @@ export function excerptAround(body: string, tokens: readonly string[], width = 3
     const i = haystack.indexOf(foldText(token));
     if (i !== -1 && (at === -1 || i < at)) at = i;
   }
-  const start = Math.max(0, at - Math.floor(width / 3));
-  const text = body.slice(start, start + width);
-  return `${start > 0 ? "…" : ""}${text}${start + width < body.length ? "…" : ""}`;
+  const start = codePointStart(body, Math.max(0, rawOffset(body, at) - Math.floor(width / 3)));
+  const end = codePointStart(body, Math.min(body.length, start + width));
+  return `${start > 0 ? "…" : ""}${body.slice(start, end)}${end < body.length ? "…" : ""}`;
+}
+
+/**
+ * Where in `body` its folded text reaches `foldedAt`: folding can lengthen text (NFKD splits a
+ * Hangul syllable or a ligature into several characters), so a folded offset is not a raw one.
+ */
+function rawOffset(body: string, foldedAt: number): number {
+  if (foldedAt <= 0) return 0;
+  let folded = 0;
+  let raw = 0;
+  for (const ch of body) {
+    if (folded >= foldedAt) return raw;
+    folded += foldText(ch).length;
+    raw += ch.length;
+  }
+  return body.length;
+}
+
+/** `i`, or one before it when `i` would split a surrogate pair. */
+function codePointStart(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return i > 0 && c >= 0xdc00 && c <= 0xdfff ? i - 1 : i;
 }
