@@ -83,6 +83,15 @@ const DOCS: SeedDoc[] = [
     hitId: "decision:db-choice@3",
     conversation: "decision:db-choice",
   },
+  {
+    key: "c1",
+    text: "flamingo app chat about the seating chart",
+    at: T0 + 6500,
+    kind: "chat",
+    agent: "dyad",
+    hitId: "chat:dyad:7:70",
+    conversation: "chat:dyad:7",
+  },
   { key: "long", text: LONG, at: T0 + 7000, agent: "claude", project: "/p/gamma", session: "long-session" },
   {
     key: "toks",
@@ -249,6 +258,8 @@ describe("search_history input (fts5)", () => {
     ).toEqual([`transcript:opencode:${S3}:a3`]);
     expect(await ids({ since: String(T0 + 5000), kind: "decision" })).toEqual(["decision:db-choice@3"]);
     expect(await ids({ project: "/p/beta", agent: "claude" })).toEqual([]);
+    // "other" is every agent but the three CLIs: the bridge's peers and Dyad's chats.
+    expect(await ids({ agent: "other" })).toEqual(["chat:dyad:7:70", "decision:db-choice@3", "message:42"]);
   });
 
   it("filters by exact session id or a known alias of it", async () => {

@@ -52,7 +52,10 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
       filters.job,
     );
   }
-  if (filters.agent !== undefined) add("d.agent = ?", filters.agent);
+  if (filters.agent === "other") {
+    // Every agent but the three CLIs: the agent bridge's peers ("other") and Dyad's chats.
+    add("d.agent IN ('other', 'dyad')");
+  } else if (filters.agent !== undefined) add("d.agent = ?", filters.agent);
   if (filters.kind !== undefined) add("d.kind = ?", filters.kind);
   if (filters.since !== undefined) add("d.at >= ?", filters.since);
   if (filters.until !== undefined) add("d.at <= ?", filters.until);

@@ -76,7 +76,7 @@ export const searchCommand: CommandModule = {
       .option("--project <path>", "only this canonical project path")
       .option("--session <id>", "only this session id or alias")
       .option("--job <name>", "only this job")
-      .option("--agent <agent>", "claude | codex | opencode | other")
+      .option("--agent <agent>", "claude | codex | opencode | other (the agent bridge and Dyad chats)")
       .option("--kind <kind>", "message | run | decision | transcript | approval | progress | report | chat")
       .option("--since <time>", "epoch ms or ISO 8601 with timezone")
       .option("--until <time>", "epoch ms or ISO 8601 with timezone")
