@@ -1,3 +1,6 @@
+import Database from "better-sqlite3";
+import { copyFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoCorpus, type DemoManifest } from "../src/demo/index.js";
 import { runCli } from "./helpers/cli.js";
@@ -65,6 +68,24 @@ describe("recall tool (acting as the host)", () => {
       expect(r.status, args.join(" ")).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stdout).toBe("");
+    }
+  });
+
+  it("leaves the host database's journal mode as the host set it", () => {
+    const t = tempDir();
+    try {
+      const copy = path.join(t.dir, "host.db");
+      copyFileSync(manifest.paths.dyadDb, copy);
+      const host = new Database(copy);
+      host.pragma("journal_mode = DELETE");
+      host.close();
+      const run = runCli(["tool", "search_chats", "--db", copy, "--app", "1", "--args", '{"query":"plan"}']);
+      expect(run.status, run.stderr).toBe(0);
+      const after = new Database(copy, { readonly: true });
+      expect(after.pragma("journal_mode", { simple: true })).toBe("delete");
+      after.close();
+    } finally {
+      t.cleanup();
     }
   });
 });

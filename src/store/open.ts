@@ -10,6 +10,11 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** Page size of a database this call creates; an existing one keeps its own. */
   pageSize?: number;
+  /**
+   * Leave the journal mode as the file has it (default: switch to WAL). A host app's database
+   * is the host's to configure: the mode persists in the file.
+   */
+  keepJournalMode?: boolean;
 }
 
 /**
@@ -27,7 +32,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     // Only before the first page is written, and before WAL (which fixes the page size).
     if (options.pageSize && db.pragma("page_count", { simple: true }) === 0)
       db.pragma(`page_size = ${options.pageSize}`);
-    enableWal(db, options.busyTimeoutMs ?? 5000);
+    if (!options.keepJournalMode) enableWal(db, options.busyTimeoutMs ?? 5000);
     db.pragma("synchronous = NORMAL");
   }
   db.pragma("foreign_keys = ON");

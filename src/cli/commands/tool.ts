@@ -60,7 +60,8 @@ export const toolCommand: CommandModule = {
           messageId: positiveInt("--message", flags.message),
         };
         const rawArgs = parseArgs(flags.args);
-        const db = openDatabase(file);
+        // As the host would open it: its journal mode is the host's (WAL persists in the file).
+        const db = openDatabase(file, { keepJournalMode: true });
         try {
           const chatSearch = await attachChatSearch(db, { file });
           const tool = chatSearch.tools.find((t) => t.name === name);
