@@ -129,6 +129,14 @@ function addV2Message(
   db.prepare("UPDATE session_v2 SET time_updated = ? WHERE id = ?").run(at, session);
 }
 
+/** The demo's three opencode stores: storage/ JSON files, a 1.x and an upgraded 2.x database. */
+const writeDemoOpencode = (h: Harness) =>
+  generateDemoCorpus({
+    root: h.home,
+    seed: 11,
+    sources: { claude: false, codex: false, dyad: false, opencode: { messages: 300 } },
+  });
+
 describe("opencode", () => {
   let h: Harness | null = null;
   let writer: Database.Database | null = null;
@@ -299,11 +307,7 @@ describe("opencode", () => {
 
   it("indexing again in a new process changes no conversation (titles, models, projects)", async () => {
     h = await createHarness();
-    await generateDemoCorpus({
-      root: h.home,
-      seed: 11,
-      sources: { claude: false, codex: false, dyad: false, opencode: { messages: 300 } },
-    });
+    await writeDemoOpencode(h);
     h.index();
     const harness = h;
     const conversations = () =>
@@ -322,12 +326,7 @@ describe("opencode", () => {
 
   it("rebuilds sessions whose database rows and storage/ files are gone from what it retained", async () => {
     h = await createHarness();
-    // The three stores: storage/ JSON files, a 1.x database and an upgraded 2.x database.
-    await generateDemoCorpus({
-      root: h.home,
-      seed: 11,
-      sources: { claude: false, codex: false, dyad: false, opencode: { messages: 300 } },
-    });
+    await writeDemoOpencode(h);
     h.index();
     const harness = h;
     const documents = () =>
