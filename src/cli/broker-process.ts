@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Env } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
@@ -6,11 +7,10 @@ import { forget, ForgetScope } from "../indexer/forget.js";
 import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
+import { recoverFirstLoad } from "../store/first-load.js";
 import { readyWriter, registerFunctions } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { createTermStatsJob } from "./term-stats-job.js";
-import { recoverFirstLoad } from "../store/first-load.js";
-import path from "node:path";
 
 /** How long one idle cycle may spend on term statistics (each term is one FTS5 pass). */
 const IDLE_SLICE_MS = 200;

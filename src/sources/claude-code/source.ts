@@ -134,7 +134,7 @@ class ClaudeFileParser implements JsonlParser {
   private readonly recentUuids = new RecentSet(4096);
   private readonly pendingTitles: RecentMap<string>;
   private lastAt: number;
-  /** See ClaudeSnapshot.named. */
+  /** See ClaudeLearned.named. */
   private named: boolean;
   private cwdSeen = false;
   private readonly isMain: boolean;
