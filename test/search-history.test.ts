@@ -84,6 +84,14 @@ const DOCS: SeedDoc[] = [
     conversation: "decision:db-choice",
   },
   {
+    key: "nfd",
+    text: "flamingo menu tasting notes",
+    at: T0 + 6200,
+    agent: "claude",
+    project: "/p/cafe\u0301",
+    session: "cafe-session",
+  },
+  {
     key: "c1",
     text: "flamingo app chat about the seating chart",
     at: T0 + 6500,
@@ -242,8 +250,11 @@ describe("search_history input (fts5)", () => {
       `transcript:opencode:${S3}:a3`,
     ]);
     expect(await ids({ project: "/p/alpha", agent: "claude" })).toEqual([`transcript:claude:${S1}:a1`]);
-    // A trailing slash names the same folder.
+    // A trailing slash or dot names the same folder.
     expect(await ids({ project: "/p/alpha//" })).toEqual(await ids({ project: "/p/alpha" }));
+    expect(await ids({ project: "/p/./alpha/." })).toEqual(await ids({ project: "/p/alpha" }));
+    // Stored decomposed (as macOS file systems hand it out), typed composed: the same folder.
+    expect(await ids({ project: "/p/caf\u00e9" })).toEqual(["transcript:claude:cafe-session:nfd"]);
     expect(await ids({ project: "/" })).toEqual([]);
     expect(await ids({ kind: "message" })).toEqual(["message:42"]);
     expect(await ids({ job: "deploy-job" })).toEqual(["message:42", "run:deploy-2026.log#2048"]);

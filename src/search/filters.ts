@@ -30,7 +30,14 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
     where.push(sql);
     params.push(...values);
   };
-  if (filters.project !== undefined) add("d.project = ?", filters.project);
+  if (filters.project !== undefined) {
+    // A path's accented letters may be stored composed or decomposed (macOS file systems hand
+    // out the decomposed form, people type the composed one): either finds it.
+    const forms = [
+      ...new Set([filters.project, filters.project.normalize("NFC"), filters.project.normalize("NFD")]),
+    ];
+    add(`d.project IN (${forms.map(() => "?").join(", ")})`, ...forms);
+  }
   if (filters.sessions !== undefined && filters.participants === false) {
     add(`d.session IN (${filters.sessions.map(() => "?").join(", ") || "NULL"})`, ...filters.sessions);
   } else if (filters.sessions !== undefined) {

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { z } from "zod";
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
@@ -28,8 +29,8 @@ export function toFilters(
 ): DocumentFilters {
   const f = input.filters ?? {};
   return {
-    // Stored projects are normalised paths: `/code/app/` means `/code/app`.
-    project: f.project?.replace(/(.)[\\/]+$/, "$1"),
+    // Stored projects are normalised paths: `/code/app/` and `/code/./app/.` mean `/code/app`.
+    project: f.project === undefined ? undefined : path.normalize(f.project).replace(/(.)[\\/]+$/, "$1"),
     sessions: f.session === undefined ? undefined : sessionsForAlias(db, f.session),
     job: f.job,
     agent: f.agent,
