@@ -39,24 +39,52 @@ export function conversationOfHit(db: Db, hitId: string): string | undefined {
   return row?.conversation ?? undefined;
 }
 
-/** Records after a position in (time, ordinal) order, paged in SQL; one extra row tells whether more follow. */
+const RECORD_COLUMNS = `conversation, ordinal, record_key AS recordKey, hit_id AS hitId, at, role, kind, text, truncated`;
+
+/** The conversation's highest ordinal now (-1 when it has no records). */
+export function highestOrdinal(db: Db, conversation: string): number {
+  const row = statement(db, "SELECT max(ordinal) AS n FROM recall_records WHERE conversation = ?").get(
+    conversation,
+  ) as { n: number | null };
+  return row.n ?? -1;
+}
+
+/**
+ * Records after a position, paged in SQL; one extra row tells whether more follow. Those the
+ * conversation held when paging began (ordinal <= `seen`) come first, in (time, ordinal) order;
+ * then those appended since, in the order they were appended. Without `seen` (an older cursor),
+ * every record is read in (time, ordinal) order.
+ */
 export function recordsAfter(
   db: Db,
   conversation: string,
   after: PagePosition | null,
   limit: number,
+  seen: number | undefined = after?.seen,
 ): RetainedRecord[] {
-  const sql = `SELECT conversation, ordinal, record_key AS recordKey, hit_id AS hitId, at, role, kind, text, truncated
-    FROM recall_records
-    WHERE conversation = ? AND (? IS NULL OR at > ? OR (at = ? AND ordinal > ?))
-    ORDER BY at, ordinal
-    LIMIT ?`;
-  return statement(db, sql).all(
+  const appendedAfter = (ordinal: number, n: number) =>
+    statement(
+      db,
+      `SELECT ${RECORD_COLUMNS} FROM recall_records WHERE conversation = ? AND ordinal > ? ORDER BY ordinal LIMIT ?`,
+    ).all(conversation, ordinal, n) as RetainedRecord[];
+  // Past the records paging began with: only later appends remain.
+  if (seen !== undefined && after && after.ordinal > seen) return appendedAfter(after.ordinal, limit);
+  const rows = statement(
+    db,
+    `SELECT ${RECORD_COLUMNS} FROM recall_records
+     WHERE conversation = ? AND (? IS NULL OR at > ? OR (at = ? AND ordinal > ?)) AND (? IS NULL OR ordinal <= ?)
+     ORDER BY at, ordinal
+     LIMIT ?`,
+  ).all(
     conversation,
     after ? 1 : null,
     after?.at ?? 0,
     after?.at ?? 0,
     after?.ordinal ?? 0,
+    seen ?? null,
+    seen ?? 0,
     limit,
   ) as RetainedRecord[];
+  if (seen === undefined || rows.length >= limit) return rows;
+  return [...rows, ...appendedAfter(seen, limit - rows.length)];
 }

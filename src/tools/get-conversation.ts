@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RecallError } from "../core/errors.js";
 import { decodeCursor, encodeCursor } from "../conversations/cursor.js";
-import { conversationById, conversationOfHit, recordsAfter } from "../conversations/read.js";
+import { conversationById, conversationOfHit, highestOrdinal, recordsAfter } from "../conversations/read.js";
 import type { Db } from "../store/open.js";
 import { ARCHIVAL_NOTICE, type ToolDefinition } from "./definition.js";
 
@@ -65,7 +65,9 @@ export function readConversationPage(
   if (!id || !conversationById(db, id))
     throw new RecallError("NotFound", "no such conversation (the id is neither a conversation nor a hit id)");
   const after = args.after === undefined ? null : decodeCursor(args.after);
-  const rows = recordsAfter(db, id, after, args.limit + 1);
+  // Paging begins here when the cursor names no high-water mark (a first page, an older cursor).
+  const seen = after?.seen ?? highestOrdinal(db, id);
+  const rows = recordsAfter(db, id, after, args.limit + 1, seen);
   const output: GetConversationOutput = {
     records: [],
     next: null,
@@ -91,7 +93,7 @@ export function readConversationPage(
     last = { at: row.at, ordinal: row.ordinal };
   }
   const more = rows.length > output.records.length;
-  output.next = more && last ? encodeCursor(last) : null;
+  output.next = more && last ? encodeCursor({ at: last.at, ordinal: last.ordinal, seen }) : null;
   return output;
 }
 
