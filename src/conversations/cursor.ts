@@ -25,5 +25,8 @@ export function decodeCursor(cursor: string, field = "after"): PagePosition {
   if (!match) throw new RecallError("Validation", `${field}: not a cursor returned by get_conversation`);
   const position: PagePosition = { at: Number(match[1]), ordinal: Number(match[2]) };
   if (match[3] !== undefined) position.seen = Number(match[3]);
+  // base64url decoding skips what it cannot read: only the exact text recall returned is a cursor.
+  if (encodeCursor(position) !== cursor)
+    throw new RecallError("Validation", `${field}: not a cursor returned by get_conversation`);
   return position;
 }
