@@ -118,12 +118,12 @@ describe("decisionHistory", () => {
     expect(first.revisions).toHaveLength(DECISION_HISTORY_PAGE);
     expect(first.next).toBe(DECISION_HISTORY_PAGE);
     expect(first.revisions[1]).toMatchObject({
-      decision: "é".repeat(DECISION_TEXT_MAX_CHARS),
+      decision: `${"é".repeat(DECISION_TEXT_MAX_CHARS - 1)}…`,
       truncated: true,
     });
     expect(first.revisions[2]).toMatchObject({
       decision: "choice 3",
-      rationale: "é".repeat(DECISION_TEXT_MAX_CHARS),
+      rationale: `${"é".repeat(DECISION_TEXT_MAX_CHARS - 1)}…`,
       truncated: true,
     });
     expect(first.revisions[0]).not.toHaveProperty("truncated");

@@ -6,6 +6,7 @@ import { locateRun } from "../bridge/runs.js";
 import { bridgePaths } from "../bridge/schema.js";
 import { FileByteSource, READ_CHUNK_BYTES } from "../sources/files/byte-source.js";
 import { openSourceDatabase } from "../store/open.js";
+import { capChars } from "../projection/utf8.js";
 
 /**
  * Read services behind the links bridge hits carry — /api/runs/<run>?from=<offset> and
@@ -139,9 +140,4 @@ function parseAfter(after: number | string): number {
   return value;
 }
 
-/** The text's first DECISION_TEXT_MAX_CHARS code points. */
-function cut(text: string): string {
-  if (text.length <= DECISION_TEXT_MAX_CHARS) return text;
-  const points = Array.from(text);
-  return points.length <= DECISION_TEXT_MAX_CHARS ? text : points.slice(0, DECISION_TEXT_MAX_CHARS).join("");
-}
+const cut = (text: string) => capChars(text, DECISION_TEXT_MAX_CHARS);

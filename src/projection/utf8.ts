@@ -114,3 +114,10 @@ export function shortValue(s: string, maxChars: number): string {
   const cut = i < collapsed.length || window.length < s.length;
   return cut ? `${collapsed.slice(0, i).trimEnd()}…` : collapsed;
 }
+
+/** `s` when it has at most `maxChars` code points, else its first `maxChars - 1` and "…". */
+export function capChars(s: string, maxChars: number): string {
+  if (s.length <= maxChars) return s;
+  const points = Array.from(s);
+  return points.length <= maxChars ? s : `${points.slice(0, maxChars - 1).join("")}…`;
+}

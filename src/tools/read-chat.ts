@@ -5,6 +5,7 @@ import type { Db } from "../store/open.js";
 import { chatInApp, chatPage, ordinalOf, type DyadPageRow } from "../sources/dyad/tables.js";
 import { ARCHIVAL_NOTICE, type ToolContext, type ToolDefinition } from "./definition.js";
 import { escapeXmlAttr, escapeXmlContent } from "./xml.js";
+import { capChars } from "../projection/utf8.js";
 
 export const ReadChatInput = z
   .object({
@@ -72,12 +73,7 @@ export interface ReadChatOutput {
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 const TITLE_MAX_CHARS = 200;
-const capTitle = (t: string) =>
-  Array.from(t).length > TITLE_MAX_CHARS
-    ? `${Array.from(t)
-        .slice(0, TITLE_MAX_CHARS - 1)
-        .join("")}…`
-    : t;
+const capTitle = (t: string) => capChars(t, TITLE_MAX_CHARS);
 
 function toMessage(row: DyadPageRow): ReadChatMessage {
   const projection = projectChatMessage(

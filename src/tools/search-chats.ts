@@ -17,6 +17,7 @@ import { lastMessageTimes } from "../sources/dyad/tables.js";
 import { ARCHIVAL_NOTICE, type ToolContext, type ToolDefinition } from "./definition.js";
 import { escapeXmlAttr, escapeXmlContent } from "./xml.js";
 import type { ChatIndexState } from "./chat-index-state.js";
+import { capChars } from "../projection/utf8.js";
 
 export const SearchChatsInput = z
   .object({
@@ -56,12 +57,6 @@ export interface SearchChatsOutput {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const cap = (s: string, n: number) =>
-  Array.from(s).length > n
-    ? `${Array.from(s)
-        .slice(0, n - 1)
-        .join("")}…`
-    : s;
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /**
@@ -123,7 +118,7 @@ export function buildSearchOutput(
         const last = lastTimes.get(chat.chatId);
         return {
           chat_id: chat.chatId,
-          title: chat.title ? cap(chat.title, TITLE_MAX_CHARS) : null,
+          title: chat.title ? capChars(chat.title, TITLE_MAX_CHARS) : null,
           last_message_at: last === undefined ? null : iso(last),
           matches: chat.matches.map((m) => ({
             message_id: m.messageId,
