@@ -41,6 +41,13 @@ describe("embedded chat index", () => {
   const drain = async (s: ChatSearch) => {
     await s.indexer.drain();
   };
+  /** The chats search_chats finds for a query in one app. */
+  const found = async (s: ChatSearch, appId: number, query: string) => {
+    const out = JSON.parse(await s.tools[0].execute({ query }, { appId })) as {
+      results: { chat_id: number }[];
+    };
+    return out.results.map((r) => r.chat_id);
+  };
 
   it("creates the FTS table, queues and triggers, and marks existing messages for backfill", async () => {
     const { f, search } = await setup((f) => {
@@ -202,8 +209,53 @@ describe("embedded chat index", () => {
     const host = new Database(f.file);
     host.prepare("UPDATE chats SET app_id = ? WHERE id = ?").run(two, chat);
     host.close();
+    // At once, before any drain: the old app no longer finds it.
+    expect(await found(search, one, "heron")).toEqual([]);
+    expect(await found(search, two, "heron")).toEqual([chat]);
     await drain(search);
     expect(appOf()).toEqual([{ app: two }]);
+    expect(await found(search, one, "heron")).toEqual([]);
+  });
+
+  it("moves a message to another chat's app at once, before any drain", async () => {
+    const { f, search } = await setup();
+    const one = f.app("one");
+    const two = f.app("two");
+    const from = f.chat(one, "From");
+    const to = f.chat(two, "To");
+    const id = f.message(from, "user", "the wandering okapi note");
+    await drain(search);
+    expect(await found(search, one, "okapi")).toEqual([from]);
+    f.db.prepare("UPDATE messages SET chat_id = ? WHERE id = ?").run(to, id);
+    expect(await found(search, one, "okapi")).toEqual([]);
+    expect(await found(search, two, "okapi")).toEqual([to]);
+    await drain(search);
+    expect(await found(search, two, "okapi")).toEqual([to]);
+  });
+
+  it("upgrading an index that left moved chats to the next drain moves them at once", async () => {
+    const { f, search } = await setup();
+    const one = f.app("one");
+    const two = f.app("two");
+    const chat = f.chat(one, "Heron chat");
+    f.message(chat, "user", "the heron migration plan");
+    await drain(search);
+    await search.indexer.stop();
+    // The index as schema 4 left it: the app trigger only queued the chat, so a move between
+    // drains left the documents under the old app.
+    f.db.exec(`DROP TRIGGER recall_messages_moved; DROP TRIGGER recall_chats_app;
+      CREATE TRIGGER recall_chats_app AFTER UPDATE OF app_id ON chats BEGIN
+        INSERT OR IGNORE INTO recall_dirty_chats (chat_id) VALUES (new.id);
+      END;
+      DELETE FROM recall_migrations WHERE version = 5;`);
+    f.db.prepare("UPDATE chats SET app_id = ? WHERE id = ?").run(two, chat);
+    expect(await found(search, one, "heron")).toEqual([chat]);
+    const again = await attachChatSearch(f.db, { file: f.file });
+    expect(await found(again, one, "heron")).toEqual([]);
+    expect(await found(again, two, "heron")).toEqual([chat]);
+    f.db.prepare("UPDATE chats SET app_id = ? WHERE id = ?").run(one, chat);
+    expect(await found(again, two, "heron")).toEqual([]);
+    expect(await found(again, one, "heron")).toEqual([chat]);
   });
 
   it("refuses a host database missing a column it needs, before installing anything", async () => {

@@ -98,11 +98,23 @@ const HOST_HOOKS: readonly { type: "index" | "trigger"; name: string; sql: strin
     END`,
   },
   {
-    // A chat moved to another app: its documents carry the app they are searched under.
+    // A chat moved to another app: its documents carry the app they are searched under, so
+    // they move in the host's own transaction (no drain may find them under the old app);
+    // the drain re-projects the rest.
     type: "trigger",
     name: "recall_chats_app",
     sql: `CREATE TRIGGER IF NOT EXISTS recall_chats_app AFTER UPDATE OF app_id ON chats BEGIN
+      UPDATE recall_documents SET app_id = new.app_id WHERE chat_id = new.id AND app_id IS NOT new.app_id;
       INSERT OR IGNORE INTO recall_dirty_chats (chat_id) VALUES (new.id);
+    END`,
+  },
+  {
+    // A message moved to another chat: the same, for its one document (its id is the message's).
+    type: "trigger",
+    name: "recall_messages_moved",
+    sql: `CREATE TRIGGER IF NOT EXISTS recall_messages_moved AFTER UPDATE OF chat_id ON messages BEGIN
+      UPDATE recall_documents SET chat_id = new.chat_id,
+        app_id = (SELECT app_id FROM chats WHERE id = new.chat_id) WHERE id = new.id;
     END`,
   },
   {
@@ -130,11 +142,37 @@ const movedChats: Migration<HistorySchemaContext> = {
   },
 };
 
+/**
+ * Documents whose chat or app is not their message's now (moved while no trigger saw it) are
+ * put where the message is; the drain the queues start re-projects the rest.
+ */
+const REALIGN_DOCUMENTS = `UPDATE recall_documents SET chat_id = m.chat_id, app_id = c.app_id
+  FROM messages m LEFT JOIN chats c ON c.id = m.chat_id
+  WHERE m.id = recall_documents.id AND recall_documents.source = '${EMBEDDED_CHAT_SOURCE}'
+    AND (recall_documents.chat_id IS NOT m.chat_id OR recall_documents.app_id IS NOT c.app_id)`;
+
+/**
+ * Step 5: a move takes effect in the host's own transaction. Step 4 only queued the chat, and
+ * its old app still found it until the next drain. The two triggers are replaced (step 4 now
+ * creates the new one on a fresh database; dropping it first makes this step the same for both).
+ */
+const movesAtOnce: Migration<HistorySchemaContext> = {
+  version: 5,
+  name: "moves leave the old app at once",
+  up(db) {
+    db.exec("DROP TRIGGER IF EXISTS recall_chats_app");
+    for (const name of ["recall_chats_app", "recall_messages_moved"])
+      db.exec(HOST_HOOKS.find((h) => h.name === name)!.sql);
+    db.exec(REALIGN_DOCUMENTS);
+  },
+};
+
 export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV1,
   chatQueues,
   boundedMerges,
   movedChats,
+  movesAtOnce,
 ];
 
 /**
@@ -156,6 +194,7 @@ export function repairHostHooks(db: Db): string[] {
     for (const hook of missing) db.exec(hook.sql);
     db.exec("INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages");
     db.exec(MOVED_CHATS);
+    db.exec(REALIGN_DOCUMENTS);
   }).immediate();
   return missing.map((h) => h.name);
 }
