@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { TranscriptTurn } from "../../core/transcript.js";
+import { projectTranscriptTurn } from "../../projection/index.js";
 import {
   createClaudeMerger,
   mergeClaudeRecords,
@@ -183,6 +184,36 @@ describe("parseClaudeLine: user lines", () => {
       { type: "tool_result", isError: true, exitCode: 2, output: "Exit code 2\nls: cannot access" },
       { type: "image", mediaType: "image/jpeg" },
     ]);
+  });
+
+  it("keeps text typed beside tool results as the person's words, and reminders as context", () => {
+    const line = user("u-typed", [
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: "The user doesn't want to proceed",
+        is_error: true,
+      },
+      { type: "text", text: "[Request interrupted by user for tool use]" },
+      { type: "text", text: "use the quokka fixture instead" },
+    ]);
+    const r = turn(parseClaudeLine(line));
+    expect(r.turn.role).toBe("user");
+    expect(r.toolResultIds).toEqual(["toolu_1"]);
+    const search = projectTranscriptTurn(r.turn, "search");
+    expect(search.indexable).toBe(true);
+    expect(search.text).toContain("use the quokka fixture instead");
+    // A reminder beside a result is context, not typing: the turn stays a tool turn.
+    const reminded = turn(
+      parseClaudeLine(
+        user("u-rem", [
+          { type: "tool_result", tool_use_id: "toolu_2", content: "ok" },
+          { type: "text", text: "<system-reminder>The file changed</system-reminder>" },
+        ]),
+      ),
+    );
+    expect(reminded.turn.role).toBe("tool");
+    expect(projectTranscriptTurn(reminded.turn, "search").text).not.toContain("The file changed");
   });
 
   it("flags the isCompactSummary line as a compaction summary", () => {

@@ -4,7 +4,8 @@
  * then joins the lines of one streamed API response and drops repeated uuids.
  *
  * Mapping, per transcript-formats.md §1:
- * - `user` lines: typed prompts are role "user"; lines answering tool calls are role "tool";
+ * - `user` lines: typed prompts are role "user"; lines answering tool calls are role "tool",
+ *   or "user" when the person typed text beside the results;
  *   `isMeta` lines and text that is only `<system-reminder>`, `<command-*>`,
  *   `<local-command-*>` or `<bash-*>` spans are role "context"; `isCompactSummary` lines are
  *   role "system" with `isCompactionSummary`. Reminder spans inside a real prompt become
@@ -276,7 +277,10 @@ function mapUser(record: JsonObject): Mapped | string {
   const isMeta = bool(record["isMeta"]) === true;
   let role: TranscriptTurn["role"];
   if (toolResultIds.length > 0) {
-    role = "tool";
+    // Text typed beside the results (an interruption, a message sent while a tool ran) is the
+    // person's, indexed as theirs; a "tool" turn's text counts as tool output and never is.
+    const typed = !isMeta && blocks.some((b) => b.type === "text" && b.text.trim() !== "");
+    role = typed ? "user" : "tool";
   } else if (isMeta) {
     role = "context";
     for (let i = 0; i < blocks.length; i++) {
