@@ -379,6 +379,54 @@ describe("search_history input (fts5)", () => {
   });
 });
 
+describe("search_history ranking: titles", () => {
+  let store: HistoryStore;
+  let cleanup = () => {};
+  beforeAll(async () => {
+    const t = tempDir("recall-sh-title-");
+    cleanup = t.cleanup;
+    store = await openHistoryStore({
+      home: path.join(t.dir, "recall"),
+      projectionVersion: PROJECTION_VERSION,
+    });
+    const titled = Array.from({ length: 12 }, (_, i) => ({
+      key: `t${i}`,
+      text: `the pelican note number ${i}`,
+      at: T0 + 10_000 + i,
+      session: S1,
+      title: "Pelican resolver rewrite",
+    }));
+    seedDocuments(store.db, [
+      ...titled,
+      {
+        key: "body",
+        text: "the pelican resolver drops every retry",
+        at: T0,
+        session: S2,
+        title: "Weekly chores",
+      },
+      { key: "other", text: "an unrelated heron", at: T0 + 1, session: S3 },
+    ]);
+  });
+  afterAll(() => {
+    store?.close();
+    cleanup();
+  });
+
+  it("ranks a message holding every word above messages that match through their title", async () => {
+    const out = JSON.parse(
+      await runTool(
+        createSearchHistoryTool(store.db, store.engine),
+        { query: "pelican resolver", limit: 5 },
+        {},
+      ),
+    ) as SearchHistoryOutput;
+    expect(out.hits[0]!.id).toBe(`transcript:claude:${S2}:body`);
+    // The title still lets a message match every word.
+    expect(out.hits.filter((x) => x.relaxed !== true)).toHaveLength(5);
+  });
+});
+
 describe("search_history on the plain engine (forced)", () => {
   const h = harness("plain");
 

@@ -4,6 +4,9 @@ import { createGetConversationTool } from "../tools/get-conversation.js";
 import { runTool } from "../tools/run.js";
 import { createSearchHistoryTool, type SearchHistoryOutput } from "../tools/search-history.js";
 import { planFigures, runClass, type PlanFigures } from "./fidelity.js";
+import { countTerms } from "../search/bm25.js";
+import { queryTokens } from "../search/query.js";
+import { statement } from "../store/statements.js";
 import { distribution, fig, round, timeAsync, type Distribution, type Figure } from "./measure.js";
 import type { BenchQuery, QueryClass } from "./queries.js";
 
@@ -12,6 +15,12 @@ export interface HistoryClassFigures {
   firstPass: Distribution;
   /** Rare and mixed classes: share of queries with a hit carrying the planted token. */
   needleFound?: Figure;
+  /**
+   * Of the strict (AND) hits in each top 10, the share whose own message holds every query word;
+   * the rest match through their conversation's title. Mean over the class's queries that have
+   * any strict hit.
+   */
+  ownWords?: Figure;
   fidelity: PlanFigures;
 }
 
@@ -59,6 +68,7 @@ export async function benchHistorySearch(
       });
       figures.needleFound = fig(round(found / list.length), "share of queries");
     }
+    figures.ownWords = ownWordsShare(db, list, run.results);
     for (const out of run.results) {
       const c = out.hits[0]?.conversation;
       if (c) conversations.push(c);
@@ -70,4 +80,23 @@ export async function benchHistorySearch(
     pages.push((await timeAsync(() => runTool(conversationTool, { id, limit: 20 }, {}))).ms);
   }
   return { classes, conversationPage: distribution(pages) };
+}
+
+function ownWordsShare(db: Db, list: readonly BenchQuery[], results: readonly SearchHistoryOutput[]): Figure {
+  const body = statement(db, "SELECT body FROM recall_documents WHERE hit_id = ?").pluck();
+  const shares: number[] = [];
+  results.forEach((out, i) => {
+    const strict = out.hits.filter((h) => h.relaxed !== true);
+    if (strict.length === 0) return;
+    const terms = queryTokens(list[i]!.text);
+    let own = 0;
+    for (const hit of strict) {
+      const counts = new Array<number>(terms.length).fill(0);
+      const text = (body.get(hit.id) as string | undefined) ?? "";
+      if (countTerms(text, terms, 1, counts) && counts.every((n) => n > 0)) own++;
+    }
+    shares.push(own / strict.length);
+  });
+  const mean = shares.length === 0 ? 0 : shares.reduce((a, b) => a + b, 0) / shares.length;
+  return fig(round(mean), "share of strict hits");
 }

@@ -321,6 +321,12 @@ export function renderReport(result: BenchResult): string {
           num(hc?.needleFound),
           num(cc?.needleFound),
         ]);
+      if (hc?.ownWords)
+        rows.push([
+          `${cls}: share of strict top-10 hits holding every word themselves`,
+          num(hc.ownWords),
+          "–",
+        ]);
     }
     if (c?.search)
       rows.push([

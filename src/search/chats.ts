@@ -2,6 +2,7 @@ import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { containsPhrase, foldedTokens } from "./bm25.js";
 import { rankDocuments, type RankResult } from "./planner.js";
+import { CHAT_WEIGHTS } from "./weights.js";
 import { ftsPhrase, phraseTokens } from "./query.js";
 import { excerpt } from "./excerpt.js";
 import { prefixTerm } from "./stem.js";
@@ -59,6 +60,7 @@ export function rankChatCandidates(db: Db, tokens: readonly string[], scope: Cha
     where: ["d.app_id = ?", "d.source = ?", "d.chat_id IS NOT ?"],
     params: [scope.appId, scope.source, scope.excludeChatId],
     limit: CANDIDATE_WINDOW,
+    weights: CHAT_WEIGHTS,
   });
   if (ranked.rows.length === 0) return { candidates: [], plan: ranked.plan, exact: ranked.exact };
   const rows = statement(

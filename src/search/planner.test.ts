@@ -15,6 +15,7 @@ import {
   type RankResult,
 } from "./planner.js";
 import { clearTermCache } from "./term-cache.js";
+import { CHAT_WEIGHTS, HISTORY_WEIGHTS } from "./weights.js";
 
 /** A small deterministic corpus with a skewed vocabulary, shared titles, several apps and projects. */
 const VOCAB = [
@@ -125,6 +126,7 @@ function randomRequest(): RankRequest {
     where,
     params,
     limit: next() < 0.5 ? 10 : 60,
+    weights: next() < 0.5 ? CHAT_WEIGHTS : HISTORY_WEIGHTS,
     ...(next() < 0.1 ? { excludeIds: [1, 2, 3, 50, 51] } : {}),
   };
 }
@@ -174,6 +176,7 @@ describe("query planner", () => {
       where: [],
       params: [],
       limit: 5,
+      weights: HISTORY_WEIGHTS,
     };
     expect(rankDocuments(store.db, request).rows).toEqual(rankExact(store.db, request));
     expect(seen.map((r) => r.plan)).toEqual(["exact"]);
@@ -187,6 +190,7 @@ describe("query planner", () => {
       where: [],
       params: [],
       limit: 20,
+      weights: HISTORY_WEIGHTS,
     };
     const planned = rankDocuments(store.db, request);
     expect(planned.plan).toBe("impact");
@@ -200,7 +204,14 @@ describe("query planner", () => {
     plannerTuning.depth = 16;
     plannerTuning.filteredMaxRows = 0;
     const { where, params } = filterSql({ project: "/p/3", kind: "message", agent: "codex" });
-    const request: RankRequest = { terms: ["the", "session"], match: "any", where, params, limit: 40 };
+    const request: RankRequest = {
+      terms: ["the", "session"],
+      match: "any",
+      where,
+      params,
+      limit: 40,
+      weights: HISTORY_WEIGHTS,
+    };
     const planned = rankDocuments(store.db, request);
     expect(planned.plan).toBe("fallback");
     expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
@@ -211,7 +222,13 @@ describe("query planner", () => {
     plannerTuning.exactMaxRows = 10;
     for (const match of ["all", "any"] as const) {
       const session = filterSql({ sessions: ["s7", "s8"] });
-      const request: RankRequest = { terms: ["the", "session"], match, ...session, limit: 10 };
+      const request: RankRequest = {
+        terms: ["the", "session"],
+        match,
+        ...session,
+        limit: 10,
+        weights: HISTORY_WEIGHTS,
+      };
       const planned = rankDocuments(store.db, request);
       expect(planned.plan).toBe("filtered");
       expect(planned.scored).toBe(24);
@@ -220,14 +237,26 @@ describe("query planner", () => {
     // Without the session index (a first backfill builds it at its end) the listing would scan;
     // a reader that planned then takes the plan once the index is built.
     const session = filterSql({ sessions: ["s7"] });
-    const bySession: RankRequest = { terms: ["the", "session"], match: "any", ...session, limit: 10 };
+    const bySession: RankRequest = {
+      terms: ["the", "session"],
+      match: "any",
+      ...session,
+      limit: 10,
+      weights: HISTORY_WEIGHTS,
+    };
     store.db.exec("DROP INDEX recall_documents_session");
     expect(rankDocuments(store.db, bySession).plan).not.toBe("filtered");
     ensureReadIndexes(store.db);
     expect(rankDocuments(store.db, bySession).plan).toBe("filtered");
     // An agent and kind alone can only be checked row by row: listing them would scan the table.
     const scan = filterSql({ agent: "codex", kind: "message" });
-    const request: RankRequest = { terms: ["the", "session"], match: "any", ...scan, limit: 10 };
+    const request: RankRequest = {
+      terms: ["the", "session"],
+      match: "any",
+      ...scan,
+      limit: 10,
+      weights: HISTORY_WEIGHTS,
+    };
     expect(rankDocuments(store.db, request).plan).not.toBe("filtered");
   });
 });

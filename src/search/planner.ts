@@ -1,7 +1,7 @@
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { bm25Idf, bm25Score, countTerms } from "./bm25.js";
-import { BODY_WEIGHT, TITLE_WEIGHT } from "./weights.js";
+import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
 import { ftsTerm } from "./stem.js";
 import {
@@ -17,7 +17,7 @@ import {
 
 /**
  * Query planning for bm25-ranked FTS5 search. The reference is one statement,
- *   SELECT … bm25(recall_fts, 3, 1) AS score … WHERE recall_fts MATCH ? AND <filters>
+ *   SELECT … bm25(recall_fts, <title>, <body>) AS score … WHERE recall_fts MATCH ? AND <filters>
  *   ORDER BY score, d.at DESC, d.id DESC LIMIT ?   (rankExact)
  * whose cost grows with the number of rows containing ANY query term: FTS5 scores every one and
  * counts each phrase's whole posting list for its IDF, and SQLite looks every match's document up
@@ -59,6 +59,8 @@ export interface RankRequest {
   params: readonly unknown[];
   limit: number;
   excludeIds?: readonly number[];
+  /** bm25's column weights: each tool ranks with its own (weights.ts). */
+  weights: ColumnWeights;
 }
 
 export interface RankedRow {
@@ -128,7 +130,7 @@ export function rankExact(db: Db, request: RankRequest): RankedRow[] {
   const { sql, params } = conditions(request);
   return statement(
     db,
-    `SELECT d.id, d.at, bm25(recall_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) AS score
+    `SELECT d.id, d.at, ${bm25Call(request.weights)} AS score
      FROM recall_fts JOIN recall_documents d ON d.id = recall_fts.rowid
      WHERE recall_fts MATCH ?${sql}
      ORDER BY score, d.at DESC, d.id DESC
@@ -159,7 +161,7 @@ export function rankExactCut(db: Db, request: RankRequest): RankedRow[] {
   const rank = (keep: number) =>
     statement(
       db,
-      `SELECT rowid, bm25(recall_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) FROM recall_fts WHERE recall_fts MATCH ? ORDER BY 2 LIMIT ?`,
+      `SELECT rowid, ${bm25Call(request.weights)} FROM recall_fts WHERE recall_fts MATCH ? ORDER BY 2 LIMIT ?`,
     )
       .raw()
       .all(expression(request.terms, request.match), keep) as [number, number][];
@@ -242,8 +244,8 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
   for (const doc of docs) {
     const f = new Array<number>(request.terms.length).fill(0);
     if (
-      countTerms(doc.title, request.terms, TITLE_WEIGHT, f) &&
-      countTerms(doc.body, request.terms, BODY_WEIGHT, f)
+      countTerms(doc.title, request.terms, request.weights.title, f) &&
+      countTerms(doc.body, request.terms, request.weights.body, f)
     ) {
       freqs.set(doc.id, f);
     } else {
@@ -264,7 +266,7 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
         const doc = byId.get(m.id)!;
         const title = countOf(m.title, HL_OPEN) - countOf(doc.title, HL_OPEN);
         const body = countOf(m.body, HL_OPEN) - countOf(doc.body, HL_OPEN);
-        freqs.get(m.id)![i] = title * TITLE_WEIGHT + body * BODY_WEIGHT;
+        freqs.get(m.id)![i] = title * request.weights.title + body * request.weights.body;
       }
     });
   }
@@ -411,7 +413,8 @@ function listsWithFresh(
   cache: TermCache,
   request: RankRequest,
 ): { lists: ImpactList[]; fresh: number[] } {
-  const build = () => request.terms.map((t) => impactList(db, cache, t, plannerTuning.depth));
+  const build = () =>
+    request.terms.map((t) => impactList(db, cache, t, request.weights, plannerTuning.depth));
   let lists = build();
   const since = Math.min(...lists.map((l) => l.through));
   if (since >= cache.top) return { lists, fresh: [] };

@@ -1,8 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HISTORY_WEIGHTS } from "./weights.js";
 import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpus.js";
 import type { HistoryStore } from "../store/history-store.js";
 import { plannerTuning, rankDocuments, rankExact, type RankRequest } from "./planner.js";
-import { CARRY_GROWTH, clearTermCache, documentFrequency, termCache } from "./term-cache.js";
+import { CARRY_GROWTH, clearTermCache, documentFrequency, termCache, impactListKey } from "./term-cache.js";
+
+/** The planner's list of "session" for search_history. */
+const SESSION_LIST = impactListKey("session", HISTORY_WEIGHTS);
 
 let corpus: TermCorpus;
 let store: HistoryStore;
@@ -21,7 +25,14 @@ afterEach(() => {
   clearTermCache(store.db);
 });
 
-const request: RankRequest = { terms: ["session", "cache"], match: "any", where: [], params: [], limit: 10 };
+const request: RankRequest = {
+  terms: ["session", "cache"],
+  match: "any",
+  where: [],
+  params: [],
+  limit: 10,
+  weights: HISTORY_WEIGHTS,
+};
 const count = (term: string) =>
   store.db.prepare("SELECT count(*) FROM recall_fts WHERE recall_fts MATCH ?").pluck().get(term) as number;
 
@@ -30,14 +41,14 @@ describe("term knowledge across index changes", () => {
     plannerTuning.exactMaxRows = 10;
     const first = rankDocuments(store.db, request);
     expect(first.plan).toBe("impact");
-    const list = termCache(store.db).lists.get("session");
+    const list = termCache(store.db).lists.get(SESSION_LIST);
     expect(list).toBeDefined();
     // New rows, one of them the best match of all.
     append([...Array.from({ length: 30 }, randomBody), "session cache session cache session"]);
     const second = rankDocuments(store.db, request);
     const cache = termCache(store.db);
     expect(cache.carried).toBe(true);
-    expect(cache.lists.get("session")).toBe(list); // not rebuilt
+    expect(cache.lists.get(SESSION_LIST)).toBe(list); // not rebuilt
     expect(documentFrequency(store.db, cache, "session")).toBe(count("session"));
     expect(documentFrequency(store.db, cache, "cache")).toBe(count("cache"));
     expect(second.exact).toBe(false); // carried knowledge: flagged, though here it is exact
@@ -65,10 +76,10 @@ describe("term knowledge across index changes", () => {
     plannerTuning.exactMaxRows = 10;
     plannerTuning.freshMaxRows = 5;
     rankDocuments(store.db, request);
-    const list = termCache(store.db).lists.get("session");
+    const list = termCache(store.db).lists.get(SESSION_LIST);
     append(Array.from({ length: 20 }, () => "session cache queue"));
     const ranked = rankDocuments(store.db, request);
-    const rebuilt = termCache(store.db).lists.get("session");
+    const rebuilt = termCache(store.db).lists.get(SESSION_LIST);
     expect(rebuilt).not.toBe(list);
     expect(rebuilt!.through).toBe(termCache(store.db).top);
     expect(ranked.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));

@@ -3,7 +3,7 @@ import { statement } from "../store/statements.js";
 import { readTermStats, type StoredTermStats } from "../store/term-stats.js";
 import { bm25Idf } from "./bm25.js";
 import { ftsTotals, type FtsTotals } from "./fts-index.js";
-import { BODY_WEIGHT, TITLE_WEIGHT } from "./weights.js";
+import { bm25Call, HISTORY_WEIGHTS, sameWeights, type ColumnWeights } from "./weights.js";
 import { ftsTerm } from "./stem.js";
 
 /**
@@ -145,10 +145,13 @@ export function impactScale(db: Db, cache: TermCache, term: string, list: Impact
   return (idf / list.idf) * Math.max(1, cache.totals.avgdl / list.avgdl);
 }
 
-/** Forgets one term's impact list (the planner found it too far behind the index). */
+/** Where the cache keeps a term's list for these weights and depth. */
+export const impactListKey = (term: string, weights: ColumnWeights, depth = IMPACT_DEPTH) =>
+  `${term}\u0000${weights.title},${weights.body}\u0000${depth}`;
+
+/** Forgets one term's impact lists (the planner found them too far behind the index). */
 export function dropImpactList(cache: TermCache, term: string): void {
-  for (const key of [...cache.lists.keys()])
-    if (key === term || key.startsWith(`${term}\u0000`)) cache.lists.delete(key);
+  for (const key of [...cache.lists.keys()]) if (key.startsWith(`${term}\u0000`)) cache.lists.delete(key);
 }
 
 /**
@@ -184,15 +187,25 @@ export function documentFrequency(db: Db, cache: TermCache, term: string): numbe
  * one single-term FTS5 query (its cost grows with the term's document frequency, once per
  * generation) and kept for later queries.
  */
-export function impactList(db: Db, cache: TermCache, term: string, depth = IMPACT_DEPTH): ImpactList {
-  const key = depth === IMPACT_DEPTH ? term : `${term}\u0000${depth}`;
+export function impactList(
+  db: Db,
+  cache: TermCache,
+  term: string,
+  weights: ColumnWeights,
+  depth = IMPACT_DEPTH,
+): ImpactList {
+  const key = impactListKey(term, weights, depth);
   const cached = cache.lists.get(key);
   if (cached) {
     cache.lists.delete(key);
     cache.lists.set(key, cached);
     return cached;
   }
-  const stored = depth === IMPACT_DEPTH ? usableStored(db, cache, term) : undefined;
+  // Persisted lists are search_history's (term-stats.ts builds them with its weights).
+  const stored =
+    depth === IMPACT_DEPTH && sameWeights(weights, HISTORY_WEIGHTS)
+      ? usableStored(db, cache, term)
+      : undefined;
   const list = stored
     ? {
         through: stored.through,
@@ -203,7 +216,7 @@ export function impactList(db: Db, cache: TermCache, term: string, depth = IMPAC
         complete: stored.complete,
         buildMs: 0,
       }
-    : buildImpactList(db, cache, term, depth);
+    : buildImpactList(db, cache, term, weights, depth);
   cache.lists.set(key, list);
   while (cache.lists.size > MAX_LISTS) {
     const oldest = cache.lists.keys().next().value as string;
@@ -213,11 +226,17 @@ export function impactList(db: Db, cache: TermCache, term: string, depth = IMPAC
 }
 
 /** The term's impact list computed from the index as it is now (one single-term FTS5 query). */
-export function buildImpactList(db: Db, cache: TermCache, term: string, depth = IMPACT_DEPTH): ImpactList {
+export function buildImpactList(
+  db: Db,
+  cache: TermCache,
+  term: string,
+  weights: ColumnWeights,
+  depth = IMPACT_DEPTH,
+): ImpactList {
   const started = performance.now();
   const rows = statement(
     db,
-    `SELECT rowid, bm25(recall_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) FROM recall_fts WHERE recall_fts MATCH ?
+    `SELECT rowid, ${bm25Call(weights)} FROM recall_fts WHERE recall_fts MATCH ?
      AND rowid <= ? ORDER BY 2 LIMIT ?`,
   )
     .raw()

@@ -1,11 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HISTORY_WEIGHTS } from "./weights.js";
 import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpus.js";
 import { createTermStatsJob } from "../cli/term-stats-job.js";
 import type { HistoryStore } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { storedTermRows } from "../store/term-stats.js";
 import { plannerTuning, rankDocuments, rankExact, type RankRequest } from "./planner.js";
-import { clearTermCache, termCache } from "./term-cache.js";
+import { clearTermCache, termCache, impactListKey } from "./term-cache.js";
+
+/** The planner's list of "session" for search_history. */
+const SESSION_LIST = impactListKey("session", HISTORY_WEIGHTS);
 
 let corpus: TermCorpus;
 let store: HistoryStore;
@@ -23,7 +27,14 @@ afterEach(() => {
   for (const k of Object.keys(plannerTuning) as (keyof typeof plannerTuning)[]) delete plannerTuning[k];
 });
 
-const request: RankRequest = { terms: ["session", "cache"], match: "any", where: [], params: [], limit: 10 };
+const request: RankRequest = {
+  terms: ["session", "cache"],
+  match: "any",
+  where: [],
+  params: [],
+  limit: 10,
+  weights: HISTORY_WEIGHTS,
+};
 
 /** A new read-only connection: a fresh process's view of the index. */
 function fresh(): Db {
@@ -45,7 +56,7 @@ describe("persisted term statistics (the broker's idle job)", () => {
       const ranked = rankDocuments(reader, request);
       expect(ranked.plan).toBe("impact");
       const cache = termCache(reader);
-      expect(cache.lists.get("session")!.buildMs).toBe(0); // loaded, not built
+      expect(cache.lists.get(SESSION_LIST)!.buildMs).toBe(0); // loaded, not built
       expect(cache.carried).toBe(false); // built on exactly this index
       expect(ranked.exact).toBe(true);
       expect(ranked.rows.map((r) => r.id)).toEqual(rankExact(reader, request).map((r) => r.id));
@@ -62,7 +73,7 @@ describe("persisted term statistics (the broker's idle job)", () => {
     try {
       const ranked = rankDocuments(reader, request);
       const cache = termCache(reader);
-      expect(cache.lists.get("session")!.buildMs).toBe(0);
+      expect(cache.lists.get(SESSION_LIST)!.buildMs).toBe(0);
       expect(cache.carried).toBe(true);
       expect(ranked.rows.map((r) => r.id)).toEqual(rankExact(reader, request).map((r) => r.id));
       expect(ranked.rows[0]!.id).toBe(best);

@@ -2,6 +2,7 @@ import type { Db } from "../store/open.js";
 import { sampleBodies, type StoredTermStats } from "../store/term-stats.js";
 import { queryTokens } from "./query.js";
 import { buildImpactList, clearTermCache, documentFrequency, termCache } from "./term-cache.js";
+import { HISTORY_WEIGHTS } from "./weights.js";
 
 /** Documents sampled to find the index's common terms. */
 export const TERM_SAMPLE = 600;
@@ -25,14 +26,14 @@ export function commonTerms(db: Db, sample = TERM_SAMPLE): string[] {
     .map(([t]) => t);
 }
 
-/** One term's count and impact list, computed from the index as it is now (reads only). */
+/** One term's count and search_history's impact list, computed from the index as it is now (reads only). */
 export function computeTermStats(db: Db, term: string): StoredTermStats {
   // A fresh cache: nothing carried or persisted may stand in for the computation.
   clearTermCache(db);
   const cache = termCache(db);
   cache.stored.set(term, null);
   const df = documentFrequency(db, cache, term);
-  const list = buildImpactList(db, cache, term);
+  const list = buildImpactList(db, cache, term, HISTORY_WEIGHTS);
   return {
     term,
     df,

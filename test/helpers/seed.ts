@@ -20,6 +20,8 @@ export interface SeedDoc {
   cursor?: string | null;
   hitId?: string;
   role?: "user" | "assistant";
+  /** The conversation's title (every document of a conversation carries it). */
+  title?: string | null;
 }
 
 /** Writes the documents (and any session aliases) in one ingest batch. */
@@ -40,7 +42,7 @@ export function seedDocuments(
       project: d.project ?? null,
       session: d.session ?? null,
       parent: null,
-      title: null,
+      title: d.title ?? null,
     };
     const record: SourceRecord = {
       sourceKey: d.key,

@@ -3,9 +3,8 @@ import { statement } from "../../store/statements.js";
 import { filterSql } from "../filters.js";
 import { rankDocuments } from "../planner.js";
 import { ftsAll, ftsAny } from "../query.js";
+import { HISTORY_WEIGHTS } from "../weights.js";
 import type { EngineSearch, RankedDocument } from "./types.js";
-
-export { BODY_WEIGHT, TITLE_WEIGHT } from "../weights.js";
 
 /** Snippet length in tokens (FTS5 snippet()). */
 export const SNIPPET_TOKENS = 48;
@@ -26,6 +25,7 @@ export function searchFts5(db: Db, request: EngineSearch): RankedDocument[] {
     where,
     params,
     limit: request.limit,
+    weights: HISTORY_WEIGHTS,
     ...(request.excludeIds ? { excludeIds: request.excludeIds } : {}),
   });
   if (ranked.rows.length === 0) return [];

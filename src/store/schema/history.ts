@@ -5,6 +5,7 @@ import { historyV3 } from "./history-v3.js";
 import { historyV4 } from "./history-v4.js";
 import { historyV5 } from "./history-v5.js";
 import { historyV6 } from "./history-v6.js";
+import { historyV7 } from "./history-v7.js";
 
 export type { HistorySchemaContext };
 
@@ -16,4 +17,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV4,
   historyV5,
   historyV6,
+  historyV7,
 ];
