@@ -9,6 +9,8 @@ import { migrate } from "./migrate.js";
 import { openDatabase } from "./open.js";
 import { HISTORY_MIGRATIONS } from "./schema/history.js";
 
+const LATEST = HISTORY_MIGRATIONS.at(-1)!.version;
+
 describe("FTS5 probe and engine choice", () => {
   it("finds FTS5 in the bundled SQLite build", () => {
     expect(probeFts5()).toBe(true);
@@ -160,7 +162,7 @@ describe("history store", () => {
 
       const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
       const db = store.db;
-      expect(store.migration).toMatchObject({ from: 4, to: 6 });
+      expect(store.migration).toMatchObject({ from: 4, to: LATEST });
       expect(store.migration?.backup).toBeTruthy();
       expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(before);
       const indexes = db
@@ -207,7 +209,7 @@ describe("history store", () => {
 
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     const db = store.db;
-    expect(store.migration).toMatchObject({ from: 5, to: 6 });
+    expect(store.migration).toMatchObject({ from: 5, to: LATEST });
     expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(before);
     const indexes = db
       .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_records'")
@@ -222,6 +224,21 @@ describe("history store", () => {
     expect(() => db.prepare(record.source).run("claude:s1", 9, "k1", 1, "same key")).toThrow(/UNIQUE/);
     db.prepare(record.source).run("claude:s1", 5, "k5", 105, "a new turn");
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    store.close();
+  });
+
+  it("v7 drops term statistics built with the former search_history weights", async () => {
+    const { dir, old } = await indexAtVersion(6, "fts5");
+    old
+      .prepare(
+        `INSERT INTO recall_term_stats (term, df, through, built_rows, idf, avgdl, complete, ids, impacts)
+         VALUES ('session', 1, 1, 1, 1, 1, 1, x'', x'')`,
+      )
+      .run();
+    old.close();
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    expect(store.migration).toMatchObject({ from: 6, to: 7 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM recall_term_stats").get()).toEqual({ n: 0 });
     store.close();
   });
 });
