@@ -433,4 +433,32 @@ describe("linking and dedupe", () => {
       .get(`codex:${parent}`);
     expect(title).toEqual({ title: "Ibis audit" });
   });
+
+  it("Codex: a /review or compaction thread links to the root thread its session_id names", async () => {
+    h = await createHarness();
+    const dir = path.join(codexSessions(h.home), "2026", "06", "02");
+    mkdirSync(dir, { recursive: true });
+    const root = "019a0000-6666-7777-8888-9999aaaabbbb";
+    const review = "019a0000-7777-7888-8999-aaaabbbbcccc";
+    writeFileSync(
+      path.join(dir, `rollout-2026-06-02T10-00-00-${root}.jsonl`),
+      codexMeta(root) + codexTurnContext() + codexUserTurn(root, "review the egret patch", BASE_TIME, "u1"),
+    );
+    const meta = (source: unknown) => ({
+      timestamp: iso(BASE_TIME + 2),
+      type: "session_meta",
+      payload: { id: review, session_id: root, cwd: "/nonexistent/recall-test/codex", source },
+    });
+    writeFileSync(
+      path.join(dir, `rollout-2026-06-02T10-00-02-${review}.jsonl`),
+      `${JSON.stringify(meta({ subagent: "review" }))}\n` +
+        codexTurnContext() +
+        codexUserTurn(review, "egret review findings", BASE_TIME + 3, "r1"),
+    );
+    h.index();
+    const parentOf = (id: string) =>
+      h!.store.db.prepare("SELECT parent FROM recall_conversations WHERE id = ?").get(`codex:${id}`);
+    expect(parentOf(review)).toEqual({ parent: `codex:${root}` });
+    expect(parentOf(root)).toEqual({ parent: null });
+  });
 });

@@ -226,10 +226,11 @@ class CodexFileParser implements JsonlParser {
 
   private applyMeta(meta: CodexSessionMeta, sink: JsonlSink | null): void {
     this.metaSeen = true;
-    const parentOf = meta.parentThreadId ?? meta.forkedFromId;
+    const parentOf = meta.parentThreadId ?? meta.forkedFromId ?? internalThreadRoot(meta);
     const change: Partial<ConversationRef> = {
       project: this.resolver.resolve(meta.cwd) ?? this.conversation.project,
-      // The spawning thread for subagents, else the thread a fork copied.
+      // The spawning thread for subagents, else the thread a fork copied, else (review,
+      // compaction and guardian threads) the root thread they ran for.
       parent: parentOf ? `codex:${parentOf.toLowerCase()}` : this.conversation.parent,
       branch: meta.gitBranch ?? this.conversation.branch ?? null,
     };
@@ -302,4 +303,14 @@ export function createCodexSource(env: Env, options: CodexSourceOptions = {}): J
     createParser: (context, state) => new CodexFileParser(context, state, resolver),
     ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
   });
+}
+
+/**
+ * The root thread of an internal thread (a `source.subagent` variant without a spawning thread:
+ * `/review`, compaction, guardian auto-review): its `session_id`, which names the root thread in
+ * subagent threads (transcript-formats.md §2.3 and §2.8). Undefined for any other thread.
+ */
+function internalThreadRoot(meta: CodexSessionMeta): string | undefined {
+  if (meta.source !== "subagent" || !meta.sessionId) return undefined;
+  return meta.sessionId.toLowerCase() === meta.threadId.toLowerCase() ? undefined : meta.sessionId;
 }
