@@ -23,12 +23,26 @@ export function positionsBefore(
   ).all(conversation, before.at, before.at, before.ordinal, limit) as PagePosition[];
 }
 
-/** Where a hit's record sits in its conversation, if it is retained there. */
+/**
+ * Where a hit sits in its conversation: its record when it is retained there, else the first
+ * record at or after the time of the hit's document in this conversation; undefined when the
+ * conversation has neither.
+ */
 export function positionOfHit(db: Db, conversation: string, hitId: string): PagePosition | undefined {
-  return statement(db, "SELECT at, ordinal FROM recall_records WHERE conversation = ? AND hit_id = ?").get(
-    conversation,
-    hitId,
-  ) as PagePosition | undefined;
+  const own = statement(
+    db,
+    "SELECT at, ordinal FROM recall_records WHERE conversation = ? AND hit_id = ?",
+  ).get(conversation, hitId) as PagePosition | undefined;
+  if (own) return own;
+  const at = statement(db, "SELECT at FROM recall_documents WHERE hit_id = ? AND conversation = ?")
+    .pluck()
+    .get(hitId, conversation) as number | undefined;
+  if (at === undefined) return undefined;
+  return statement(
+    db,
+    `SELECT at, ordinal FROM recall_records WHERE conversation = ? AND at >= ?
+     ORDER BY at, ordinal LIMIT 1`,
+  ).get(conversation, at) as PagePosition | undefined;
 }
 
 export interface TranscriptTarget {

@@ -69,4 +69,18 @@ describe("conversation pages", () => {
       expect(window.records.map((r) => r.id)).toContain(hit);
     }
   });
+
+  it("opens a window at a hit's time when its record is not retained under it, and refuses another conversation's hit", async () => {
+    await session(40);
+    const db = h!.store.db;
+    const hit = `transcript:claude:${SESSION}:r25`;
+    db.prepare("UPDATE recall_records SET hit_id = NULL WHERE hit_id = ?").run(hit);
+    const window = readWindowAround(db, { id: ID, around: hit, limit: 10 });
+    // Five older records, then the newer page from the hit's time (its record carries no hit id).
+    expect(window.records.map(keyOf).slice(0, 5)).toEqual(["r20", "r21", "r22", "r23", "r24"]);
+    expect(window.records.map(keyOf)).toContain("r26");
+    expect(() => readWindowAround(db, { id: ID, around: "transcript:claude:other:r1", limit: 10 })).toThrow(
+      expect.objectContaining({ kind: "NotFound" }),
+    );
+  });
 });

@@ -76,7 +76,7 @@ export function readWindowBefore(db: Db, args: Args & { before: string }): Conve
 export function readWindowAround(db: Db, args: Args & { around: string }): ConversationWindow {
   const conversation = resolveConversation(db, args.id);
   const position = positionOfHit(db, conversation, args.around);
-  if (!position) return { ...readConversationPage(db, { ...args, id: conversation }), prev: null };
+  if (!position) throw new RecallError("NotFound", "around: the hit is not in this conversation");
   // The two pages share one page's budget: the older half at most half of it, the newer (which
   // opens at the hit) the rest.
   const olderLimit = Math.floor(args.limit / 2);
