@@ -432,6 +432,10 @@ describe("bridge source: filters", () => {
     expect(found).toHaveLength(2);
     expect(found[0]).toBe("message:k-1");
     expect(found[1]).toMatch(/^transcript:claude:aaaaaaaa-/);
+    // The CLI session id reaches the peer's bridge messages too.
+    expect(ids("cassowary", { sessions: sessionsForAlias(h.store.db, session) }).sort()).toEqual(
+      [...found].sort(),
+    );
   });
 });
 
