@@ -483,14 +483,47 @@ describe("answer errors keep hits and sources", () => {
 });
 
 describe("citations and bounds", () => {
-  it("lists the cited sources, in citation order, and bounds the text to 4000 characters", async () => {
+  it("lists the cited sources, in citation order", async () => {
+    const text = "Approved [message:3]. Then [message:2] and [message:1, message:2].";
+    fake.install("claude", { usage: CLAUDE_OK, run: { text } });
+    const answer = await answerFromHits("q", hits(3), options({ preference: ["claude"] }));
+    expect(answer.error).toBeUndefined();
+    expect(answer.sources.map((s) => s.id)).toEqual(["message:3", "message:2", "message:1"]);
+    expect(answer.text).toBe(text);
+  });
+
+  it("bounds the text to 4000 characters and checks the citations of what is returned", async () => {
     const long = `${"word ".repeat(1200)}[message:2] and [message:1, message:2]`;
     fake.install("claude", { usage: CLAUDE_OK, run: { text: `Approved [message:3]. ${long}` } });
     const answer = await answerFromHits("q", hits(3), options({ preference: ["claude"] }));
     expect(answer.error).toBeUndefined();
-    expect(answer.sources.map((s) => s.id)).toEqual(["message:3", "message:2", "message:1"]);
     expect(answer.text.length).toBeLessThanOrEqual(4000);
     expect(answer.text.startsWith("Approved [message:3].")).toBe(true);
+    // Cited only past the cut: not among the answer's sources.
+    expect(answer.sources.map((s) => s.id)).toEqual(["message:3"]);
+    // An answer whose every citation falls past the cut cites nothing.
+    fake.setScenario("claude", { usage: CLAUDE_OK, run: { text: `${"uncited ".repeat(600)}[message:1]` } });
+    const cut = await answerFromHits("q", hits(3), options({ preference: ["claude"] }));
+    expect(cut).toMatchObject({ text: "", error: "the answer cited no source" });
+  });
+
+  it("strips terminal control characters from the model's text", async () => {
+    const text = "Approved \u001b]0;pwned\u0007\u001b[2J\u001b[31m[message:1].\r\nNext\tline";
+    fake.install("claude", { usage: CLAUDE_OK, run: { text } });
+    const answer = await answerFromHits("q", hits(3), options({ preference: ["claude"] }));
+    expect(answer.text).toBe("Approved ]0;pwned[2J[31m[message:1].\nNext\tline");
+  });
+
+  it("refuses an id-shaped word outside brackets, or beside a known id, that names no hit", () => {
+    const ids = ["message:1", "transcript:claude:s1:u1"];
+    expect(checkCitations("Per (message:999) and transcript:claude:fake:x, also [message:1].", ids)).toEqual({
+      cited: ["message:1"],
+      unknown: ["message:999", "transcript:claude:fake:x"],
+    });
+    expect(checkCitations("[message:1, see message:42] as transcript:claude:s1:u1 says.", ids)).toEqual({
+      cited: ["message:1"],
+      unknown: ["message:42"],
+    });
   });
 
   it("reads grouped citations and decision ids with spaces", () => {

@@ -51,6 +51,10 @@ function reportIds(ids: string[]): string {
 }
 
 /** Cuts at a word boundary so a bound never splits a citation in two. */
+/** Every C0 and C1 control character but newline and tab. */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const stripControls = (text: string) => text.replace(CONTROLS, "");
+
 function bound(text: string): string {
   if (text.length <= MAX_ANSWER_CHARS) return text;
   const cut = text.slice(0, MAX_ANSWER_CHARS - 1);
@@ -99,7 +103,9 @@ export async function answerFromHits(
       outcome = { ok: false as const, error: (error as Error).message };
     }
     if (!outcome.ok) return failed(`${provider.name} ${outcome.error}`, provider.name, model);
-    const text = outcome.text.trim();
+    // Plain text, as returned: control characters (terminal escapes) out, then the bound, so
+    // the citations checked are the ones the reader gets.
+    const text = bound(stripControls(outcome.text).trim());
     if (!text) return failed("the model returned an empty answer", provider.name, model);
     const { cited, unknown } = checkCitations(
       text,
@@ -115,7 +121,7 @@ export async function answerFromHits(
     }
     if (cited.length === 0) return failed("the answer cited no source", provider.name, model);
     const citedSources = cited.map((id) => sources.find((s) => s.id === id)!);
-    return { text: bound(text), agent: provider.name, model, sources: citedSources };
+    return { text, agent: provider.name, model, sources: citedSources };
   } finally {
     await rm(cwd, { recursive: true, force: true });
   }

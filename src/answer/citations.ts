@@ -1,6 +1,7 @@
 /**
  * A bracketed token counts as a citation when it has a hit id's shape (`<kind>:<rest>`), so
- * ordinary brackets in prose ("[1]", "[sic]") are neither citations nor errors.
+ * ordinary brackets in prose ("[1]", "[sic]") are neither citations nor errors. An id-shaped
+ * word that names no hit sent is an error wherever it stands.
  */
 const BRACKET = /\[([^[\]\n]{1,400})\]/g;
 const ID_SHAPE = /^(message|decision|run|transcript|approval|progress|report|chat):\S/;
@@ -11,6 +12,10 @@ export interface CitationCheck {
   /** Id-shaped citations that name no hit that was sent. */
   unknown: string[];
 }
+
+/** An id-shaped word anywhere in the text (a trailing sentence mark is not part of it). */
+const ID_WORD =
+  /(?<![\w:/.#@-])(?:message|decision|run|transcript|approval|progress|report|chat):[^\s[\](),;]+/g;
 
 export function checkCitations(text: string, sentIds: readonly string[]): CitationCheck {
   const known = new Set(sentIds);
@@ -35,5 +40,10 @@ export function checkCitations(text: string, sentIds: readonly string[]): Citati
       }
     }
   }
+  // An id named outside brackets, or beside a known one inside them, must be a hit too: the known
+  // ids (some hold spaces) are taken out first, then every id-shaped word left is checked.
+  let rest = text;
+  for (const id of [...known].sort((a, b) => b.length - a.length)) rest = rest.split(id).join(" ");
+  for (const match of rest.matchAll(ID_WORD)) note(match[0].replace(/[.,:;!?'"]+$/, ""));
   return { cited, unknown };
 }
