@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openBridgeWriter, type BridgeWriter } from "../src/bridge/writer.js";
 import { recallHome } from "../src/config/paths.js";
-import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { sessionFilter, sessionsForAlias } from "../src/indexer/aliases.js";
 import { forget } from "../src/indexer/forget.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { navigationLink } from "../src/search/links.js";
@@ -433,9 +433,13 @@ describe("bridge source: filters", () => {
     expect(found[0]).toBe("message:k-1");
     expect(found[1]).toMatch(/^transcript:claude:aaaaaaaa-/);
     // The CLI session id reaches the peer's bridge messages too.
-    expect(ids("cassowary", { sessions: sessionsForAlias(h.store.db, session) }).sort()).toEqual(
+    expect(ids("cassowary", { sessions: sessionFilter(h.store.db, session) }).sort()).toEqual(
       [...found].sort(),
     );
+    // Forgetting the CLI session leaves its peer's bridge messages alone.
+    forget(h.store.db, { session }, T0);
+    expect(ids("cassowary")).toEqual(expect.arrayContaining(["message:k-1", "message:k-2"]));
+    expect(ids("cassowary").some((id) => id.startsWith("transcript:"))).toBe(false);
   });
 });
 

@@ -1,7 +1,8 @@
 /** `recall index`, `recall forget` and `recall export` end to end, through the compiled binary. */
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI, runCli } from "./helpers/cli.js";
@@ -223,6 +224,37 @@ describe("recall index / forget / export", () => {
     const bad = runCli(["export", `codex:${THREAD}`, "--out", "/nonexistent/dir/x"], env);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe("recall: --out: cannot write /nonexistent/dir/x (ENOENT)\n");
+  });
+
+  it("exports through a pipe whose reader is slow, byte for byte", async () => {
+    const { env } = setup();
+    const big = "9d8e7f6a-5b4c-4d3e-8f2a-1b0c9d8e7f6a";
+    const file = path.join(env.HOME, ".claude", "projects", "-p", `${big}.jsonl`);
+    writeFileSync(
+      file,
+      Array.from({ length: 40 }, (_, i) =>
+        claudeLine({ uuid: `b${i}`, session: big, text: `pelican ${i} ${"x".repeat(50_000)}`, at: BASE_TIME + i }),
+      ).join(""),
+    );
+    expect(runCli(["index"], env).status).toBe(0);
+    const result = await new Promise<{ code: number | null; stderr: string; out: Buffer }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, "export", `claude:${big}`], {
+        env: { ...process.env, NO_COLOR: "1", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const chunks: Buffer[] = [];
+      let stderr = "";
+      // The pipe fills (64 KiB) long before the reader starts.
+      child.stdout.pause();
+      setTimeout(() => child.stdout.on("data", (d: Buffer) => chunks.push(d)), 500);
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("close", (code) => resolve({ code, stderr, out: Buffer.concat(chunks) }));
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(createHash("sha256").update(result.out).digest("hex")).toBe(
+      createHash("sha256").update(readFileSync(file)).digest("hex"),
+    );
   });
 
   it("says so when retention pruned part of what it exports, and counts the pruned bytes in status", () => {

@@ -7,15 +7,23 @@ const SESSIONS = `SELECT DISTINCT session FROM recall_session_aliases WHERE alia
 const BOUND_PEERS = `SELECT DISTINCT alias FROM recall_session_aliases WHERE session = ? AND source = ? ORDER BY alias`;
 
 /**
- * The session ids an alias names, for the `session` filter: the alias itself (an exact
- * session id is its own alias) followed by every session learned under it — Claude Code and
- * opencode titles, Codex thread names, a Codex root session id (which also names its spawned
- * subagent threads), an opencode parent session (which names its child sessions), a Claude
- * session id recorded inside a differently named file — and, for a CLI session id, the bridge
- * peers bound to it, so its messages on the bridge are found with its transcripts.
+ * The session ids an alias names: the alias itself (an exact session id is its own alias)
+ * followed by every session learned under it — Claude Code and opencode titles, Codex thread
+ * names, a Codex root session id (which also names its spawned subagent threads), an opencode
+ * parent session (which names its child sessions), a Claude session id recorded inside a
+ * differently named file. `recall forget --session` removes exactly these.
  */
 export function sessionsForAlias(db: Db, alias: string): string[] {
   const sessions = (statement(db, SESSIONS).all(alias) as { session: string }[]).map((r) => r.session);
+  return [alias, ...sessions.filter((s) => s !== alias)];
+}
+
+/**
+ * What the `session` filter matches: sessionsForAlias, and for a CLI session id the bridge peers
+ * bound to it too, so its messages on the bridge are found with its transcripts (as a peer's
+ * identity finds the CLI session it bound). Forgetting a session never reaches its peers.
+ */
+export function sessionFilter(db: Db, alias: string): string[] {
   const peers = statement(db, BOUND_PEERS).pluck().all(alias, BRIDGE_SOURCE) as string[];
-  return [...new Set([alias, ...sessions, ...peers])];
+  return [...new Set([...sessionsForAlias(db, alias), ...peers])];
 }

@@ -5,7 +5,7 @@ import type { Db } from "../store/open.js";
 import { ACTIVE_WINDOW_MS, activeConversations } from "../search/activity.js";
 import type { DocumentFilters } from "../search/filters.js";
 import { searchHistory, type HistoryHit } from "../search/history.js";
-import { sessionsForAlias } from "../indexer/aliases.js";
+import { sessionFilter, sessionsForAlias } from "../indexer/aliases.js";
 import { readCoverage, type CoverageEntry } from "../store/coverage-row.js";
 import type { ToolDefinition } from "./definition.js";
 import { SearchHistoryInput } from "./search-history-input.js";
@@ -31,7 +31,7 @@ export function toFilters(
   return {
     // Stored projects are normalised paths: `/code/app/` and `/code/./app/.` mean `/code/app`.
     project: f.project === undefined ? undefined : path.normalize(f.project).replace(/(.)[\\/]+$/, "$1"),
-    sessions: f.session === undefined ? undefined : sessionsForAlias(db, f.session),
+    sessions: f.session === undefined ? undefined : sessionFilter(db, f.session),
     job: f.job,
     agent: f.agent,
     kind: f.kind,

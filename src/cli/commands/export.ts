@@ -23,6 +23,23 @@ export function resolveConversation(db: Db, given: string): string | null {
   return null;
 }
 
+/**
+ * Writes every byte, waiting out a full pipe: Node makes a piped stdout non-blocking, so a slow
+ * reader (`recall export … | gzip`) gets EAGAIN from a plain write loop.
+ */
+function writeAll(fd: number, bytes: Buffer): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let written = 0;
+  while (written < bytes.length) {
+    try {
+      written += writeSync(fd, bytes, written, bytes.length - written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(pause, 0, 0, 2);
+    }
+  }
+}
+
 function openOut(file: string): number {
   try {
     return openSync(file, "w");
@@ -75,11 +92,7 @@ export const exportCommand: CommandModule = {
             exported = exportConversation(
               store.db,
               conversation,
-              (bytes) => {
-                let written = 0;
-                while (written < bytes.length)
-                  written += writeSync(fd, bytes, written, bytes.length - written);
-              },
+              (bytes) => writeAll(fd, bytes),
               flags.file,
             );
           } finally {
