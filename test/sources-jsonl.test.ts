@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import {
   appendFileSync,
+  existsSync,
   mkdirSync,
   readFileSync,
   renameSync,
@@ -374,7 +375,7 @@ describe("incremental JSONL sources", () => {
     const f2 = claudeFile(h, SESSION2);
     writeFileSync(
       f1,
-      claudeLine({ uuid: "s1a", session: SESSION, text: "secret heron plan", at: BASE_TIME }),
+      claudeLine({ uuid: "s1a", session: SESSION, text: "secret heron plan hunter2quokka", at: BASE_TIME }),
     );
     appendFileSync(
       f1,
@@ -407,6 +408,10 @@ describe("incremental JSONL sources", () => {
       h.count("SELECT count(*) FROM recall_raw_chunks WHERE conversation = ?", `claude:${SESSION}`),
     ).toBe(0);
     expect(h.count("SELECT count(*) FROM recall_tombstones WHERE scope = 'session'")).toBeGreaterThan(0);
+    // Gone from the disk too: no freed page, FTS5 segment or WAL frame still holds the text.
+    for (const file of [h.store.db.name, `${h.store.db.name}-wal`]) {
+      if (existsSync(file)) expect(readFileSync(file).includes("hunter2quokka"), file).toBe(false);
+    }
 
     // A rescan (new process) and a full rebuild re-read the file: still forgotten.
     h.restart();

@@ -63,6 +63,33 @@ const TOMBSTONE = `INSERT INTO recall_tombstones (scope, value, since, until, cr
  * retained conversation, and the raw chunks holding any of them.
  */
 export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
+  // A preview runs inside a transaction it rolls back: nothing is deleted, nothing to erase.
+  const erase = !db.inTransaction;
+  const secure = db.pragma("secure_delete", { simple: true }) as number;
+  if (erase) db.pragma("secure_delete = ON");
+  try {
+    const result = forgetRows(db, scope, now);
+    if (erase) eraseFreed(db);
+    return result;
+  } finally {
+    if (erase) db.pragma(`secure_delete = ${secure}`);
+  }
+}
+
+/**
+ * Forgotten text must leave the disk, not only the tables: secure_delete zeroes what the
+ * deletions free, FTS5 keeps a deleted document's words in its segments until they merge (so
+ * they are merged now, into one), and the WAL still holds earlier copies of the pages until it
+ * is checkpointed and truncated. A reader holding an old snapshot can delay the truncation; the
+ * next checkpoint then finishes it. Backups recall made before migrations keep what they held.
+ */
+function eraseFreed(db: Db): void {
+  const fts = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_fts'").get() !== undefined;
+  if (fts) db.prepare("INSERT INTO recall_fts (recall_fts) VALUES ('optimize')").run();
+  db.pragma("wal_checkpoint(TRUNCATE)");
+}
+
+function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
   const result: ForgetResult = {
     sessions: [],
     conversations: 0,
