@@ -106,6 +106,16 @@ describe("guard: login, Host and Origin before any work", () => {
     }
   });
 
+  it("serves a browser only its own pages' requests: another port's page is refused, even on GET", async () => {
+    for (const site of ["same-site", "cross-site"]) {
+      const r = await get("/api/search?q=flamingo&answer=true", { "Sec-Fetch-Site": site });
+      expect(r.status, site).toBe(403);
+      expect(json(r.body).error).toMatch(/another site or port/);
+    }
+    for (const site of ["same-origin", "none"])
+      expect((await get("/api/status", { "Sec-Fetch-Site": site })).status, site).toBe(200);
+  });
+
   it("checks Origin on anything that is not GET", async () => {
     const post = (headers: Record<string, string>) =>
       httpRequest(server.port, "/api/search?q=decision", {

@@ -15,14 +15,15 @@ export function allowedHosts(port: number, boundHost: string): Set<string> {
     for (const list of Object.values(networkInterfaces())) {
       for (const info of list ?? []) hosts.add(hostPort(info.address));
     }
-  } else if (!isLoopback(boundHost)) {
+  } else {
     hosts.add(hostPort(boundHost));
   }
   return hosts;
 }
 
+/** 127.0.0.0/8, ::1 and localhost: addresses no other machine can reach. */
 export function isLoopback(host: string): boolean {
-  return host === "127.0.0.1" || host === "::1" || host === "localhost";
+  return /^127(\.\d{1,3}){3}$/.test(host) || host === "::1" || host === "localhost";
 }
 
 export function hostAllowed(req: IncomingMessage, hosts: ReadonlySet<string>): boolean {
@@ -43,4 +44,16 @@ export function originAllowed(req: IncomingMessage, hosts: ReadonlySet<string>):
   if (typeof origin !== "string") return false;
   const match = /^http:\/\/([^/]+)$/i.exec(origin);
   return match !== null && hosts.has(match[1]!.toLowerCase());
+}
+
+/**
+ * A browser names where a request comes from in Sec-Fetch-Site. Pages on another port of this
+ * machine are the "same site" to it (ports do not separate sites), so its cookie rides along on
+ * their requests, GETs included, and a GET can start work (`answer=true` runs a model). Only the
+ * dashboard's own pages ("same-origin") and a link opened from outside any page ("none", the
+ * login link) are served; clients that are not browsers send no such header.
+ */
+export function fetchSiteAllowed(req: IncomingMessage): boolean {
+  const site = req.headers["sec-fetch-site"];
+  return site === undefined || site === "same-origin" || site === "none";
 }

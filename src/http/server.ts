@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAuth, type Auth } from "./auth.js";
-import { allowedHosts, hostAllowed, originAllowed } from "./guard.js";
+import { allowedHosts, fetchSiteAllowed, hostAllowed, originAllowed } from "./guard.js";
 import { send, sendError, sendJson, statusOf } from "./respond.js";
 import type { HttpServices, Route } from "./route.js";
 import { ROUTES } from "./routes/index.js";
@@ -58,6 +58,7 @@ async function handle(
   // Order matters: nothing about the request is looked at further until these pass.
   if (!hostAllowed(req, ctx.hosts)) return sendError(res, 403, "forbidden host");
   if (!originAllowed(req, ctx.hosts)) return sendError(res, 403, "forbidden origin");
+  if (!fetchSiteAllowed(req)) return sendError(res, 403, "forbidden: requested from another site or port");
   const rawUrl = req.url ?? "/";
   // Origin-form paths only ("//host/…" would parse as another authority).
   if (rawUrl.length > MAX_URL_CHARS || !rawUrl.startsWith("/") || rawUrl.startsWith("//")) {
