@@ -191,6 +191,16 @@ describe("search_history input (fts5)", () => {
       { query: "x", filters: { until: "2026-02-29T00:00:00Z" } },
       /^filters\.until: is not a valid date/,
     ],
+    [
+      "epoch milliseconds past any date",
+      { query: "x", filters: { since: "99999999999999999999" } },
+      /^filters\.since: must be epoch milliseconds from 0 to/,
+    ],
+    [
+      "a numeric bound past any date",
+      { query: "x", filters: { until: 9e15 } },
+      /^filters\.until: must be epoch/,
+    ],
     ["limit 0", { query: "x", limit: 0 }, /^limit: /],
     ["limit 51", { query: "x", limit: 51 }, /^limit: /],
     ["an unknown filter", { query: "x", filters: { app: 1 } }, /^filters\.app: unknown field/],

@@ -5,10 +5,18 @@ import { queryTokens } from "../search/query.js";
 /** Epoch milliseconds, or ISO 8601 with an explicit timezone (Z or ±hh:mm). */
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
+/** The latest instant a JavaScript Date holds (year 275760): a later bound names no time at all. */
+const MAX_EPOCH_MS = 8.64e15;
+const EPOCH_RANGE = `must be epoch milliseconds from 0 to ${MAX_EPOCH_MS} or ISO 8601 with a timezone`;
+
 export const TimeBound = z.union([z.number().int().nonnegative(), z.string()]).transform((value, ctx) => {
-  if (typeof value === "number") return value;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const trimmed = typeof value === "number" ? "" : value.trim();
+  if (typeof value === "number" || /^\d+$/.test(trimmed)) {
+    const epoch = typeof value === "number" ? value : Number(trimmed);
+    if (epoch <= MAX_EPOCH_MS) return epoch;
+    ctx.addIssue({ code: "custom", message: EPOCH_RANGE });
+    return z.NEVER;
+  }
   if (!ISO_WITH_ZONE.test(trimmed)) {
     ctx.addIssue({ code: "custom", message: "must be epoch milliseconds or ISO 8601 with a timezone" });
     return z.NEVER;
