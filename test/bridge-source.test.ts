@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openBridgeWriter, type BridgeWriter } from "../src/bridge/writer.js";
@@ -139,6 +139,24 @@ describe("bridge source: every record type and link shape", () => {
 });
 
 describe("bridge source: messages", () => {
+  it("reads a store removed and created again from its first row, the old one's records kept", () => {
+    for (let i = 1; i <= 3; i++)
+      w.post({ id: `old-${i}`, sender: "alice", recipients: ["bob"], body: `old ${i}`, at: T0 });
+    w.decide({ topic: "t", decision: "old decision", by: "owner", at: T0 });
+    h.index();
+    expect(cursor("live")).toBeGreaterThan(0);
+    w.close();
+    rmSync(root, { recursive: true, force: true });
+    w = openBridgeWriter(root);
+    for (let i = 1; i <= 3; i++)
+      w.post({ id: `new-${i}`, sender: "alice", recipients: ["bob"], body: `fresh wombat ${i}`, at: T0 + i });
+    w.decide({ topic: "t", decision: "fresh decision wombat", by: "owner", at: T0 + 9 });
+    h.clock.advance(60_000);
+    h.index();
+    expect(ids("wombat")).toEqual(["decision:t@1", "message:new-1", "message:new-2", "message:new-3"]);
+    expect(ids("old")).toEqual(["message:old-1", "message:old-2", "message:old-3"]);
+  });
+
   it("keeps a broadcast as one hit whose sender and every recipient filter it", () => {
     w.post({
       id: "b-1",

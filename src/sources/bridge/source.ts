@@ -155,11 +155,18 @@ export class BridgeSource implements Source {
     else this.quietAt.delete(db);
   }
 
+  /** The file each open database was opened from, as storeIdentity saw it then. */
+  private readonly opened = new WeakMap<Db, string>();
+
   private openDb(file: string, tables: string[], now: number): Db | null {
     if (now < this.retryAt || !existsSync(file)) return null;
     try {
+      const identity = storeIdentity(file);
       const db = openSourceDatabase(file);
-      if (hasTables(db, tables)) return db;
+      if (hasTables(db, tables) && identity) {
+        this.opened.set(db, identity);
+        return db;
+      }
       db.close();
     } catch {
       // unreadable now: looked for again next tick
@@ -167,17 +174,32 @@ export class BridgeSource implements Source {
     return null;
   }
 
+  /** An open database whose path now names another file (the store was recreated) is closed. */
+  private stillThere(db: Db | null, file: string): Db | null {
+    if (!db || storeIdentity(file) === this.opened.get(db)) return db;
+    db.close();
+    return null;
+  }
+
   nextBatch(view: IndexView, budget: Budget): SourceBatch {
     const batch = emptyBatch();
     let busy = false;
     let found = 0;
+    this.db = this.stillThere(this.db, this.paths.db);
+    this.archive = this.stillThere(this.archive, this.paths.archive);
     this.db ??= this.openDb(
       this.paths.db,
       ["messages", "message_inserts", "questions", "answers", "decisions", "bindings"],
       budget.now,
     );
     this.archive ??= this.openDb(this.paths.archive, ["messages"], budget.now);
-    const cursor = (key: Cursor) => view.checkpoint(this.name, key)?.offset ?? 0;
+    // A cursor counts rows of the store it was saved for; a recreated store starts from its first
+    // row (a cursor saved before stores were told apart is taken as this store's).
+    const identity = (key: Cursor) => this.opened.get((key === "cold" ? this.archive : this.db)!) ?? null;
+    const cursor = (key: Cursor) => {
+      const cp = view.checkpoint(this.name, key);
+      return cp && (cp.headHash === null || cp.headHash === identity(key)) ? cp.offset : 0;
+    };
     const scan = <R extends { pos: number }>(
       key: Cursor,
       rows: () => R[],
@@ -187,7 +209,7 @@ export class BridgeSource implements Source {
       for (const row of list) emit(row);
       if (list.length > 0) {
         found += list.length;
-        batch.checkpoints.push(this.cursorCheckpoint(key, list.at(-1)!.pos));
+        batch.checkpoints.push(this.cursorCheckpoint(key, list.at(-1)!.pos, identity(key)));
       }
       if (list.length >= MAX_ROWS) busy = true;
       return list.length;
@@ -277,8 +299,8 @@ export class BridgeSource implements Source {
     return batch;
   }
 
-  private cursorCheckpoint(key: string, offset: number): SourceCheckpoint {
-    return { source: this.name, key, offset, size: null, mtime: null, headHash: null, state: null };
+  private cursorCheckpoint(key: string, offset: number, store: string | null): SourceCheckpoint {
+    return { source: this.name, key, offset, size: null, mtime: null, headHash: store, state: null };
   }
 
   /** Discovery step, then `maxFiles` runs polled in turn; true while work is waiting. */
@@ -516,5 +538,18 @@ function statKeyOf(file: string): string {
     return statKey(statSync(file));
   } catch {
     return "none";
+  }
+}
+
+/**
+ * Which file a store's path names now: its inode and birth time (a store removed and created
+ * again gets a new birth time even where the inode number is reused); null when it is gone.
+ */
+function storeIdentity(file: string): string | null {
+  try {
+    const stat = statSync(file, { bigint: true });
+    return `${stat.ino}:${stat.birthtimeNs}`;
+  } catch {
+    return null;
   }
 }
