@@ -454,10 +454,31 @@ describe("bridge source: filters", () => {
     expect(ids("cassowary", { sessions: sessionFilter(h.store.db, session) }).sort()).toEqual(
       [...found].sort(),
     );
-    // Forgetting the CLI session leaves its peer's bridge messages alone.
-    forget(h.store.db, { session }, T0);
-    expect(ids("cassowary")).toEqual(expect.arrayContaining(["message:k-1", "message:k-2"]));
-    expect(ids("cassowary").some((id) => id.startsWith("transcript:"))).toBe(false);
+  });
+
+  it("forgets exactly what the session filter finds, a peer's bridge messages included, for good", () => {
+    const session = "bbbbbbbb-2222-3333-4444-555555555555";
+    transcript(session, "the quetzal transcript");
+    w.bind({ peer: "builder-2", agent: "claude", session });
+    w.post({ id: "q-1", sender: "builder-2", recipients: ["lead"], body: "quetzal report", at: T0 });
+    w.post({ id: "q-2", sender: "lead", recipients: ["builder-2"], body: "quetzal reply", at: T0 + 1 });
+    w.post({ id: "q-3", sender: "lead", recipients: ["other"], body: "quetzal elsewhere", at: T0 + 2 });
+    w.ask({ id: "q-4", asker: "builder-2", question: "quetzal question", at: T0 + 3 });
+    h.index();
+    const matched = ids("quetzal", { sessions: sessionFilter(h.store.db, session) });
+    expect(matched).toHaveLength(4);
+    forget(h.store.db, { session }, T0 + 10);
+    expect(ids("quetzal")).toEqual(["message:q-3"]);
+    // Not back from a rescan of the store, nor from a rebuild.
+    resetDerived(h.store.db, ["bridge"]);
+    h.restart();
+    h.index();
+    expect(ids("quetzal")).toEqual(["message:q-3"]);
+    // A message the peer sends later is new history, kept.
+    w.post({ id: "q-5", sender: "builder-2", recipients: ["lead"], body: "quetzal later", at: T0 + 60_000 });
+    h.clock.advance(60_000);
+    h.index();
+    expect(ids("quetzal")).toEqual(["message:q-3", "message:q-5"]);
   });
 });
 

@@ -11,7 +11,7 @@ const BOUND_PEERS = `SELECT DISTINCT alias FROM recall_session_aliases WHERE ses
  * followed by every session learned under it — Claude Code and opencode titles, Codex thread
  * names, a Codex root session id (which also names its spawned subagent threads), an opencode
  * parent session (which names its child sessions), a Claude session id recorded inside a
- * differently named file. `recall forget --session` removes exactly these.
+ * differently named file. The calling session's own records are left out of search by these.
  */
 export function sessionsForAlias(db: Db, alias: string): string[] {
   const sessions = (statement(db, SESSIONS).all(alias) as { session: string }[]).map((r) => r.session);
@@ -21,7 +21,7 @@ export function sessionsForAlias(db: Db, alias: string): string[] {
 /**
  * What the `session` filter matches: sessionsForAlias, and for a CLI session id the bridge peers
  * bound to it too, so its messages on the bridge are found with its transcripts (as a peer's
- * identity finds the CLI session it bound). Forgetting a session never reaches its peers.
+ * identity finds the CLI session it bound). `recall forget --session` removes exactly what it matches.
  */
 export function sessionFilter(db: Db, alias: string): string[] {
   const peers = statement(db, BOUND_PEERS).pluck().all(alias, BRIDGE_SOURCE) as string[];

@@ -4,7 +4,7 @@ import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
 import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { statement } from "../store/statements.js";
-import { sessionsForAlias } from "./aliases.js";
+import { sessionFilter } from "./aliases.js";
 
 /** What `recall forget` removes; also the payload of the broker's "forget" request. */
 export const ForgetScope = z.union([
@@ -45,6 +45,13 @@ const REPROJECT = `UPDATE recall_conversations SET project = (SELECT project FRO
     WHERE conversation = @conversation AND project IS NOT NULL ORDER BY at DESC LIMIT 1)
   WHERE id = @conversation AND project = @project`;
 const ALL_CONVERSATIONS = `(SELECT value FROM json_each(@conversations))`;
+/** Documents of other conversations that a forgotten identity took part in (the bridge's). */
+const DOCUMENTS_OF_PARTICIPANTS = `SELECT DISTINCT d.id, d.hit_id AS hitId, d.conversation
+  FROM recall_document_participants p JOIN recall_documents d ON d.id = p.document
+  WHERE p.identity IN (SELECT value FROM json_each(@sessions))
+    AND d.conversation NOT IN ${ALL_CONVERSATIONS}`;
+const RECORD_OF_DOCUMENT = `DELETE FROM recall_records WHERE conversation = ? AND hit_id = ?`;
+const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
 const RAW_BY_SOURCE = `SELECT source, count(*) AS chunks, coalesce(sum(length), 0) AS bytes,
   coalesce(sum(stored), 0) AS stored FROM recall_raw_chunks WHERE %WHERE% GROUP BY source`;
@@ -123,12 +130,26 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
     }
     let conversations: string[];
     if ("session" in scope) {
-      result.sessions = sessionsForAlias(db, scope.session);
-      conversations = (
-        db.prepare(CONVERSATIONS_OF_SESSIONS).all({ sessions: JSON.stringify(result.sessions) }) as {
-          id: string;
-        }[]
-      ).map((r) => r.id);
+      // Exactly what the session filter matches: its sessions, the bridge peers bound to it, and
+      // the agent-bridge documents any of them took part in (sent, received, asked, answered).
+      result.sessions = sessionFilter(db, scope.session);
+      const sessions = { sessions: JSON.stringify(result.sessions) };
+      conversations = (db.prepare(CONVERSATIONS_OF_SESSIONS).all(sessions) as { id: string }[]).map(
+        (r) => r.id,
+      );
+      const participated = db
+        .prepare(DOCUMENTS_OF_PARTICIPANTS)
+        .all({ ...sessions, conversations: JSON.stringify(conversations) }) as {
+        id: number;
+        hitId: string;
+        conversation: string;
+      }[];
+      for (const doc of participated) {
+        result.records += statement(db, RECORD_OF_DOCUMENT).run(doc.conversation, doc.hitId).changes;
+        result.documents += statement(db, DELETE_DOCUMENT).run(doc.id).changes;
+      }
+      if (participated.length > 0)
+        result.conversations += new Set(participated.map((d) => d.conversation)).size;
     } else {
       const found = db.prepare(CONVERSATIONS_OF_PROJECT).all({ project: scope.project }) as {
         id: string;

@@ -259,7 +259,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
 
     for (const record of batch.records) {
       const write = noteConversation(record.conversation);
-      if (tombstones.record(record.conversation, record.at)) {
+      if (tombstones.record(record.conversation, record.at, record.participants)) {
         result.forgotten += 1;
         continue;
       }

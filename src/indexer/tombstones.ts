@@ -4,8 +4,8 @@ import type { ConversationRef, RawChunk } from "../sources/types.js";
 
 /**
  * What `recall forget` left behind so a later scan does not bring history back:
- * - `session` (value = a session id): records of conversations whose session or id is it,
- *   up to the time of the forget;
+ * - `session` (value = a session id or a bridge identity): records of conversations whose session
+ *   or id is it, and records it took part in, up to the time of the forget;
  * - `project` (value = a canonical project path): records of its conversations, up to then;
  * - `range` (since..until, inclusive): records whose time falls inside, whatever was forgotten.
  * Raw chunks follow their conversation (session, project) or their record times (range).
@@ -22,7 +22,8 @@ export interface Tombstones {
   readonly count: number;
   /** A session or project tombstone names this conversation (its new records may still pass). */
   conversation(ref: ConversationRef): boolean;
-  record(ref: ConversationRef, at: number): boolean;
+  /** A record to drop: its conversation is forgotten up to its time, or so is one of its participants. */
+  record(ref: ConversationRef, at: number, participants?: readonly string[]): boolean;
   chunk(chunk: RawChunk, known: Map<string, { ref: ConversationRef }>, db: Db): boolean;
 }
 
@@ -60,10 +61,11 @@ export function loadTombstones(db: Db): Tombstones {
     conversation(ref) {
       return all.length > 0 && cutoff(ref) !== null;
     },
-    record(ref, at) {
+    record(ref, at, participants) {
       if (all.length === 0) return false;
       const until = cutoff(ref);
-      return (until !== null && at <= until) || inRange(at);
+      if ((until !== null && at <= until) || inRange(at)) return true;
+      return (participants ?? []).some((p) => at <= (sessions.get(p) ?? Number.NEGATIVE_INFINITY));
     },
     chunk(chunk, known, db) {
       if (all.length === 0) return false;
