@@ -259,11 +259,37 @@ describe("bridge source: messages", () => {
     post("m-a1", "/nonexistent/proj-a", T0);
     post("m-b1", "/nonexistent/proj-b", T0 + 1);
     post("m-a2", "/nonexistent/proj-a", T0 + 2);
+    // A thread's message of no project, then one of proj-a only, in another thread.
+    w.post({
+      id: "m-n1",
+      sender: "lead",
+      recipients: ["w1"],
+      body: "ibis none",
+      at: T0 + 3,
+      conversation: "t-two",
+    });
+    post("m-a3", "/nonexistent/proj-a", T0 + 4);
+    w.post({
+      id: "m-a4",
+      sender: "lead",
+      recipients: ["w1"],
+      body: "ibis a4",
+      at: T0 + 5,
+      conversation: "t-two",
+      project: "/nonexistent/proj-a",
+    });
     h.index();
-    expect(ids("ibis")).toEqual(["message:m-a1", "message:m-a2", "message:m-b1"]);
+    expect(ids("ibis")).toEqual([
+      "message:m-a1",
+      "message:m-a2",
+      "message:m-a3",
+      "message:m-a4",
+      "message:m-b1",
+      "message:m-n1",
+    ]);
     const result = forget(h.store.db, { project: "/nonexistent/proj-a" }, T0 + 10);
-    expect(result).toMatchObject({ conversations: 1, documents: 2, records: 2 });
-    expect(ids("ibis")).toEqual(["message:m-b1"]);
+    expect(result).toMatchObject({ conversations: 2, documents: 4, records: 4 });
+    expect(ids("ibis")).toEqual(["message:m-b1", "message:m-n1"]);
     const thread = h.store.db
       .prepare("SELECT project FROM recall_conversations WHERE id = 'bridge:t-mixed'")
       .get();
@@ -271,7 +297,7 @@ describe("bridge source: messages", () => {
     resetDerived(h.store.db, ["bridge"]);
     h.restart();
     h.index();
-    expect(ids("ibis")).toEqual(["message:m-b1"]);
+    expect(ids("ibis")).toEqual(["message:m-b1", "message:m-n1"]);
   });
 });
 

@@ -28,11 +28,12 @@ const CONVERSATIONS_OF_SESSIONS = `SELECT id FROM recall_conversations
   WHERE session IN (SELECT value FROM json_each(@sessions)) OR id IN (SELECT value FROM json_each(@sessions))`;
 /**
  * A project's conversations: those it is recorded on and those holding a document of it, each
- * with whether it also holds another project's documents (an agent-bridge thread spans projects).
+ * with whether it also holds documents of another project or of none (an agent-bridge thread
+ * spans projects): those stay, as the tombstone, which drops records of the project, keeps them.
  */
 const CONVERSATIONS_OF_PROJECT = `SELECT c.id,
     EXISTS (SELECT 1 FROM recall_documents d
-            WHERE d.conversation = c.id AND d.project IS NOT NULL AND d.project <> @project) AS mixed
+            WHERE d.conversation = c.id AND d.project IS NOT @project) AS mixed
   FROM recall_conversations c
   WHERE c.project = @project
      OR c.id IN (SELECT conversation FROM recall_documents WHERE project = @project)`;
