@@ -246,7 +246,7 @@ describe("recall index / forget / export", () => {
       let stderr = "";
       // The pipe fills (64 KiB) long before the reader starts.
       child.stdout.pause();
-      setTimeout(() => child.stdout.on("data", (d: Buffer) => chunks.push(d)), 500);
+      setTimeout(() => child.stdout.on("data", (d: Buffer) => chunks.push(d)).resume(), 500);
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       child.on("close", (code) => resolve({ code, stderr, out: Buffer.concat(chunks) }));
     });
