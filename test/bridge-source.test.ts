@@ -139,6 +139,17 @@ describe("bridge source: every record type and link shape", () => {
 });
 
 describe("bridge source: messages", () => {
+  it("keeps messages and questions in one id space: one hit id, one document", () => {
+    w.post({ id: "same-1", sender: "alice", recipients: ["bob"], body: "message gnu", at: T0 });
+    expect(() => w.ask({ id: "same-1", asker: "alice", question: "question ibex", at: T0 })).toThrow(
+      expect.objectContaining({ kind: "Conflict" }),
+    );
+    w.ask({ id: "same-2", asker: "alice", question: "question ibex", at: T0 });
+    expect(() => w.post({ id: "same-2", sender: "alice", recipients: ["bob"], body: "x", at: T0 })).toThrow(
+      expect.objectContaining({ kind: "Conflict" }),
+    );
+  });
+
   it("reads a store removed and created again from its first row, the old one's records kept", () => {
     for (let i = 1; i <= 3; i++)
       w.post({ id: `old-${i}`, sender: "alice", recipients: ["bob"], body: `old ${i}`, at: T0 });

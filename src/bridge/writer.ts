@@ -69,6 +69,8 @@ const INSERT_MESSAGE = `INSERT INTO messages (id, sender, recipients, kind, body
 const INSERT_QUESTION = `INSERT INTO questions (id, asker, question, conversation, project, job, asked_at)
   VALUES (@id, @asker, @question, @conversation, @project, @job, @at)`;
 const QUESTION_EXISTS = `SELECT 1 FROM questions WHERE id = ?`;
+/** Messages (live or archived) and questions share one id space: both are `message:<id>` hits. */
+const MESSAGE_EXISTS = `SELECT 1 FROM messages WHERE id = ? UNION ALL SELECT 1 FROM cold.messages WHERE id = ?`;
 const ANSWER_EXISTS = `SELECT 1 FROM answers WHERE question_id = ?`;
 const INSERT_ANSWER = `INSERT INTO answers (question_id, answer, answered_by, answered_at) VALUES (?, ?, ?, ?)`;
 const NEXT_REV = `SELECT coalesce(max(rev), 0) + 1 AS rev FROM decisions WHERE topic = ?`;
@@ -116,6 +118,8 @@ export function openBridgeWriter(root: string, options: WriterOptions = {}): Bri
       const at = input.at ?? clock();
       const id = input.id ?? newId("m", at);
       const recipients = [...new Set(input.recipients)];
+      if (stmt(QUESTION_EXISTS).get(id))
+        throw new RecallError("Conflict", `id ${id} is a question's already`);
       try {
         const info = stmt(INSERT_MESSAGE).run({
           id,
@@ -137,6 +141,8 @@ export function openBridgeWriter(root: string, options: WriterOptions = {}): Bri
       const input = parseInput(AskInput, raw);
       const at = input.at ?? clock();
       const id = input.id ?? newId("q", at);
+      if (stmt(MESSAGE_EXISTS).get(id, id))
+        throw new RecallError("Conflict", `id ${id} is a message's already`);
       try {
         stmt(INSERT_QUESTION).run({
           id,
