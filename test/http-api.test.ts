@@ -423,6 +423,16 @@ describe("GET /api/status, /api/consulted, /api/locate", () => {
     expect((await get("/api/locate?session=nope&agent=claude&from=1")).status).toBe(404);
     expect((await get("/api/locate?message=nope")).status).toBe(404);
     expect((await get("/api/locate?session=x")).status).toBe(400);
+    const badAgent = await get("/api/locate?session=x&agent=bogus");
+    expect([badAgent.status, json(badAgent.body).error]).toEqual([
+      400,
+      expect.stringMatching(/^agent: must be one of/),
+    ]);
+    const badRecord = await get("/api/locate?conversation=x&record=garbage");
+    expect([badRecord.status, json(badRecord.body).error]).toEqual([
+      400,
+      expect.stringMatching(/^record: not a hit id/),
+    ]);
   });
 });
 
@@ -449,6 +459,11 @@ describe("GET /api/runs/<run>?from= and /api/decisions/<topic>/history (where br
     expect(String(chunk.from)).toBe(hit.link.split("from=")[1]);
     expect(chunk.text.length).toBeGreaterThan(0);
     expect(Buffer.byteLength(chunk.text)).toBeLessThanOrEqual(64 * 1024);
+    // Agents consulted names the run's conversation, which opens.
+    const consulted = json((await get("/api/consulted?limit=1")).body) as { calls: { returned: string[] }[] };
+    const [id] = consulted.calls[0]!.returned;
+    expect(id).toMatch(/^run:.+\.log$/);
+    expect((await get(`/api/conversations/${encodeURIComponent(id!)}`)).status).toBe(200);
   });
 
   it("a decision hit's link answers every revision of its topic", async () => {

@@ -2,7 +2,7 @@ import { appendFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
-import { appendAudit, readAudit, type AuditRecord } from "./audit-log.js";
+import { appendAudit, readAudit, summariseOutput, type AuditRecord } from "./audit-log.js";
 
 const record = (i: number): AuditRecord => ({
   at: i,
@@ -33,6 +33,18 @@ describe("audit log", () => {
     expect(all.length).toBeLessThan(100);
     expect(all[0]!.at).toBe(99);
     expect(all.map((r) => r.at)).toEqual([...all.map((r) => r.at)].sort((a, b) => b - a));
+  });
+
+  it("names chats by the conversation id the index gives them", () => {
+    const results = JSON.stringify({ results: [{ chat_id: 7 }, { chat_id: 9 }] });
+    const read = JSON.stringify({ chat: { chat_id: 7 }, messages: [{}] });
+    // Standalone (history.db): chat:<source>:<id>; embedded (the host's database): chat:<id>.
+    expect(summariseOutput("search_chats", results, {}, "dyad").returned).toEqual([
+      "chat:dyad:7",
+      "chat:dyad:9",
+    ]);
+    expect(summariseOutput("read_chat", read, {}, "dyad").returned).toEqual(["chat:dyad:7"]);
+    expect(summariseOutput("search_chats", results).returned).toEqual(["chat:7", "chat:9"]);
   });
 
   it("passes over a line that is not a record instead of failing every read", () => {

@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
+import { chatConversationId } from "../sources/dyad/source.js";
 import { makePrivateDir } from "../store/private-files.js";
 
 /**
@@ -39,7 +40,12 @@ export function summariseOutput(
   tool: string,
   output: string,
   args?: unknown,
+  chatSource?: string | null,
 ): Omit<AuditRecord, "at" | "surface" | "tool" | "durationMs"> {
+  // A chat's conversation in history.db is `chat:<source>:<chat id>` (sources/dyad); an embedded
+  // index (no source) names it `chat:<chat id>`.
+  const chat = (id: unknown) =>
+    chatSource ? chatConversationId(chatSource, Number(id)) : `chat:${String(id)}`;
   let parsed: Record<string, unknown> = {};
   try {
     parsed = asRecord(JSON.parse(output));
@@ -54,10 +60,10 @@ export function summariseOutput(
     for (const hit of parsed.hits) ids.add(String(asRecord(hit).conversation ?? asRecord(hit).id));
   } else if (Array.isArray(parsed.results)) {
     results = parsed.results.length;
-    for (const r of parsed.results) ids.add(`chat:${String(asRecord(r).chat_id)}`);
+    for (const r of parsed.results) ids.add(chat(asRecord(r).chat_id));
   } else if (Array.isArray(parsed.messages)) {
     results = parsed.messages.length;
-    ids.add(`chat:${String(asRecord(parsed.chat).chat_id)}`);
+    ids.add(chat(asRecord(parsed.chat).chat_id));
   } else if (Array.isArray(parsed.records)) {
     results = parsed.records.length;
     const read = asRecord(args).id;
@@ -98,13 +104,14 @@ export function auditCall(
   durationMs: number,
   output: string,
   args?: unknown,
+  chatSource?: string | null,
 ): void {
   appendAudit(home, {
     at: Date.now(),
     surface,
     tool,
     durationMs: Math.round(durationMs * 10) / 10,
-    ...summariseOutput(tool, output, args),
+    ...summariseOutput(tool, output, args, chatSource),
   });
 }
 

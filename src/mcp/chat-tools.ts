@@ -21,6 +21,8 @@ import { createSearchChatsTool } from "../tools/search-chats.js";
  */
 export interface StandaloneChatTools {
   tools: ToolDefinition[];
+  /** The indexed Dyad source the tools are bound to, once a call bound them (chat ids live in it). */
+  chatSource(): string | null;
   close(): void;
 }
 
@@ -87,6 +89,7 @@ export function createStandaloneChatTools(
       boundTool(template.searchChats, (b) => b.searchChats),
       boundTool(template.readChat, (b) => b.readChat),
     ],
+    chatSource: () => bound?.binding.source ?? null,
     close: () => bound?.app.close(),
   };
 }

@@ -58,7 +58,16 @@ export const mcpCommand: CommandModule = {
               ...chatTools.tools,
             ],
             context: { session: env.RECALL_SESSION_ID || undefined },
-            onCall: (call) => auditCall(home, "mcp", call.tool, call.durationMs, call.output, call.args),
+            onCall: (call) =>
+              auditCall(
+                home,
+                "mcp",
+                call.tool,
+                call.durationMs,
+                call.output,
+                call.args,
+                chatTools.chatSource(),
+              ),
           });
         } finally {
           await shutdown();

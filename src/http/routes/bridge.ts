@@ -1,14 +1,22 @@
 import { appendAudit } from "../../audit/audit-log.js";
-import { decisionHistory, readRunChunk } from "../../conversations/bridge.js";
+import { decisionHistory, readRunChunk, type RunChunk } from "../../conversations/bridge.js";
 import { isRecallError } from "../../core/errors.js";
 import { singleParams } from "../params.js";
 import type { Route, RouteRequest } from "../route.js";
 import { decodeSegment } from "../segment.js";
 
-/** A content-free audit line for a bridge read (the run or topic named, never any text). */
-function audited<T>(request: RouteRequest, tool: string, id: string, read: () => T): T {
+/**
+ * A content-free audit line for a bridge read (the conversation read, never any text): `id` is
+ * that conversation's id, or how to name it from what was read.
+ */
+function audited<T>(
+  request: RouteRequest,
+  tool: string,
+  id: string | ((value: T) => string),
+  read: () => T,
+): T {
   const started = performance.now();
-  const line = (ok: boolean, errorKind: string | null) =>
+  const line = (ok: boolean, errorKind: string | null, returned: string[] = []) =>
     appendAudit(request.services.home, {
       at: request.services.now(),
       surface: "http",
@@ -19,11 +27,11 @@ function audited<T>(request: RouteRequest, tool: string, id: string, read: () =>
       truncated: false,
       indexStatus: null,
       errorKind,
-      returned: ok ? [id] : [],
+      returned,
     });
   try {
     const value = read();
-    line(true, null);
+    line(true, null, [typeof id === "string" ? id : id(value)]);
     return value;
   } catch (error) {
     line(false, isRecallError(error) ? error.kind : "Internal");
@@ -43,8 +51,12 @@ export const runLogRoute: Route = {
     const { from } = singleParams(request.query, ["from"]);
     const run = decodeSegment(request.params[0]!, "run");
     return {
-      json: audited(request, "run_log", `run:${run}`, () =>
-        readRunChunk(request.services.bridgeRoot, run, from ?? 0),
+      // The run's conversation id names its log file (`run:<name>.log`, sources/bridge/records.ts).
+      json: audited(
+        request,
+        "run_log",
+        (chunk: RunChunk) => `run:${chunk.run}`,
+        () => readRunChunk(request.services.bridgeRoot, run, from ?? 0),
       ),
     };
   },
