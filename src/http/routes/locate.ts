@@ -1,3 +1,4 @@
+import { AgentName } from "../../core/kinds.js";
 import { conversationById, conversationOfHit } from "../../conversations/read.js";
 import { locateTranscript } from "../../conversations/window.js";
 import { historyDocument, isWellFormedHitId } from "../../search/document.js";
@@ -24,6 +25,8 @@ export const locateRoute: Route = {
     }
     if (p.session !== undefined) {
       if (p.agent === undefined) throw new HttpError(400, "agent: required with session");
+      if (!AgentName.safeParse(p.agent).success)
+        throw new HttpError(400, `agent: must be one of ${AgentName.options.join(", ")}`);
       const target = locateTranscript(db, {
         session: p.session,
         agent: p.agent,
@@ -34,6 +37,8 @@ export const locateRoute: Route = {
       return { json: { conversation: target.conversation, focus: target.hitId } };
     }
     if (p.conversation !== undefined) {
+      if (p.record !== undefined && !isWellFormedHitId(p.record))
+        throw new HttpError(400, "record: not a hit id (<kind>:<source id>)");
       if (!conversationById(db, p.conversation)) throw new HttpError(404, "conversation: not found");
       return { json: { conversation: p.conversation, focus: p.record ?? null } };
     }
