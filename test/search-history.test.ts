@@ -3,6 +3,7 @@
  * errors, token cap, filters, snippets, link shapes, session aliases, both engines, and the
  * fields recall adds (relaxed, active, coverage), plus exclusion of the calling session.
  */
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RecallError } from "../src/core/errors.js";
@@ -434,6 +435,35 @@ describe("search_history ranking: titles", () => {
     expect(out.hits[0]!.id).toBe(`transcript:claude:${S2}:body`);
     // The title still lets a message match every word.
     expect(out.hits.filter((x) => x.relaxed !== true)).toHaveLength(5);
+  });
+});
+
+describe("search_history project filter", () => {
+  it("takes a folder inside a project as the project, as sources resolve a record's folder", async () => {
+    const t = tempDir("recall-sh-project-");
+    const root = path.join(t.dir, "repo");
+    mkdirSync(path.join(root, ".git"), { recursive: true });
+    mkdirSync(path.join(root, "packages", "ui"), { recursive: true });
+    const store = await openHistoryStore({
+      home: path.join(t.dir, "recall"),
+      projectionVersion: PROJECTION_VERSION,
+    });
+    try {
+      seedDocuments(store.db, [{ key: "p1", text: "the marmot build", at: T0, project: root, session: S1 }]);
+      const tool = createSearchHistoryTool(store.db, store.engine);
+      const found = async (project: string) =>
+        (
+          JSON.parse(
+            await runTool(tool, { query: "marmot", filters: { project } }, {}),
+          ) as SearchHistoryOutput
+        ).hits.length;
+      expect(await found(root)).toBe(1);
+      expect(await found(`${root}/packages/ui/`)).toBe(1);
+      expect(await found(path.join(t.dir, "elsewhere"))).toBe(0);
+    } finally {
+      store.close();
+      t.cleanup();
+    }
   });
 });
 

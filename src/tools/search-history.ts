@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { z } from "zod";
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
@@ -6,6 +5,7 @@ import { ACTIVE_WINDOW_MS, activeConversations } from "../search/activity.js";
 import type { DocumentFilters } from "../search/filters.js";
 import { searchHistory, type HistoryHit } from "../search/history.js";
 import { sessionFilter, sessionsForAlias } from "../indexer/aliases.js";
+import { resolveProject } from "../sources/files/project.js";
 import { readCoverage, type CoverageEntry } from "../store/coverage-row.js";
 import type { ToolDefinition } from "./definition.js";
 import { SearchHistoryInput } from "./search-history-input.js";
@@ -29,8 +29,9 @@ export function toFilters(
 ): DocumentFilters {
   const f = input.filters ?? {};
   return {
-    // Stored projects are normalised paths: `/code/app/` and `/code/./app/.` mean `/code/app`.
-    project: f.project === undefined ? undefined : path.normalize(f.project).replace(/(.)[\\/]+$/, "$1"),
+    // Stored projects are resolved as sources resolve a record's folder (the git root of a folder
+    // that exists here, else the normalised path): a subfolder of a project names the project.
+    project: f.project === undefined ? undefined : resolveProject(f.project),
     sessions: f.session === undefined ? undefined : sessionFilter(db, f.session),
     job: f.job,
     agent: f.agent,

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { auditCall } from "../../audit/audit-log.js";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
+import { canonicalProjectArg } from "../../indexer/forget.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import type { HistoryHit } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
@@ -73,7 +74,7 @@ export const searchCommand: CommandModule = {
       .command("search")
       .description("search everything indexed: strict AND first, then OR-relaxed hits marked relaxed")
       .argument("<query...>", "words to find")
-      .option("--project <path>", "only this canonical project path")
+      .option("--project <path>", "only this project (a folder, relative to here; its git root counts)")
       .option("--session <id>", "only this session id or alias")
       .option("--job <name>", "only this job")
       .option("--agent <agent>", "claude | codex | opencode | other (the agent bridge and Dyad chats)")
@@ -92,6 +93,8 @@ export const searchCommand: CommandModule = {
             .filter((k) => flags[k] !== undefined)
             .map((k) => [k, flags[k]]),
         );
+        // A folder on the command line means what it means in the shell: relative to here.
+        if (flags.project?.trim()) filters["project"] = canonicalProjectArg(flags.project.trim());
         const input = parseInput(SearchHistoryInput, {
           query: words.join(" "),
           filters: Object.keys(filters).length ? filters : undefined,
