@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
@@ -103,6 +103,7 @@ describe("recall bridge", () => {
       ["bridge", "run", "--job", "j", "--meta", "novalue"],
       ["bridge", "bind", "--peer", "a"],
       ["bridge", "frobnicate"],
+      ["bridge", "run", "--job", "j", "--log-file", env.HOME!],
     ];
     for (const args of cases) {
       const r = runCli(args, env, "");
@@ -117,5 +118,14 @@ describe("recall bridge", () => {
     expect(twice.stderr).toMatch(/already answered/);
     const unknown = runCli(["bridge", "answer", "q-unknown", "x"], env);
     expect(unknown.status).toBe(3);
+    // A store folder that is a file.
+    const notDir = `${env.RECALL_HOME}-file`;
+    writeFileSync(notDir, "not a folder");
+    const file = runCli(["bridge", "post", "--from", "a", "--to", "b", "x"], {
+      ...env,
+      RECALL_BRIDGE_DIR: notDir,
+    });
+    expect([file.status, file.stderr.trim().split("\n").length]).toEqual([2, 1]);
+    expect(file.stderr).toMatch(/cannot be created or opened \(ENOTDIR\)/);
   });
 });

@@ -63,6 +63,8 @@ describe("recall tool (acting as the host)", () => {
       ["tool", "search_chats", "--db", manifest.paths.dyadDb],
       ["tool", "nope", "--db", manifest.paths.dyadDb, "--app", "1"],
       ["tool", "search_chats", "--db", manifest.paths.dyadDb, "--app", "1", "--args", "{bad json"],
+      // A file that is not an SQLite database.
+      ["tool", "search_chats", "--db", path.join(manifest.root, "demo-manifest.json"), "--app", "1"],
     ]) {
       const r = runCli(args);
       expect(r.status, args.join(" ")).toBe(2);

@@ -99,7 +99,9 @@ describe("recall index / forget / export", () => {
 
     expect(run("forget").status).toBe(2);
     expect(run("forget", "--session", SESSION, "--project", "/x").status).toBe(2);
-    expect(run("forget", "--since", "yesterday", "--until", "2026-01-01T00:00:00Z").status).toBe(3);
+    const badTime = run("forget", "--since", "yesterday", "--until", "2026-01-01T00:00:00Z");
+    expect(badTime.status).toBe(2);
+    expect(badTime.stderr).toMatch(/^recall: --since: must be epoch milliseconds/);
     // Without a terminal to confirm on, --yes is required.
     const unconfirmed = run("forget", "--session", SESSION);
     expect(unconfirmed.status).toBe(2);
@@ -233,7 +235,12 @@ describe("recall index / forget / export", () => {
     writeFileSync(
       file,
       Array.from({ length: 40 }, (_, i) =>
-        claudeLine({ uuid: `b${i}`, session: big, text: `pelican ${i} ${"x".repeat(50_000)}`, at: BASE_TIME + i }),
+        claudeLine({
+          uuid: `b${i}`,
+          session: big,
+          text: `pelican ${i} ${"x".repeat(50_000)}`,
+          at: BASE_TIME + i,
+        }),
       ).join(""),
     );
     expect(runCli(["index"], env).status).toBe(0);

@@ -39,13 +39,16 @@ export function agentRoots(env: Env = process.env) {
 
 /**
  * The agent-bridge store's root (bridge.db, archive.db, runs/): RECALL_BRIDGE_DIR, else
- * config.json's sources.bridgeDir, else RECALL_HOME/bridge. See docs/bridge-store.md.
+ * config.json's sources.bridgeDir (relative to RECALL_HOME), else RECALL_HOME/bridge. See
+ * docs/bridge-store.md.
  */
 export function bridgeRoot(env: Env = process.env, configured?: string): string {
   if (env.RECALL_BRIDGE_DIR) return path.resolve(env.RECALL_BRIDGE_DIR);
   if (configured) {
     const h = home(env);
+    // A relative setting is relative to RECALL_HOME, wherever a command runs from.
     return path.resolve(
+      recallHome(env),
       configured === "~" ? h : configured.startsWith("~/") ? path.join(h, configured.slice(2)) : configured,
     );
   }

@@ -28,7 +28,20 @@ function textOf(words: string[] | undefined, what: string): string {
 
 function withWriter<T>(ctx: () => CliContext, work: (writer: BridgeWriter) => T): T {
   const c = ctx();
-  const writer = openBridgeWriter(bridgeRoot(c.env, c.config().sources.bridgeDir));
+  const root = bridgeRoot(c.env, c.config().sources.bridgeDir);
+  let writer: BridgeWriter;
+  try {
+    writer = openBridgeWriter(root);
+  } catch (error) {
+    // A store folder that cannot be one (a file, no permission): the setting's mistake, named.
+    const code = (error as { code?: string }).code;
+    if (code === "ENOTDIR" || code === "EEXIST" || code === "EACCES" || code === "EROFS")
+      throw new RecallError(
+        "Usage",
+        `bridge store ${root}: cannot be created or opened (${code}); check RECALL_BRIDGE_DIR or sources.bridgeDir`,
+      );
+    throw error;
+  }
   try {
     return work(writer);
   } catch (error) {
@@ -271,13 +284,14 @@ function optional(flags: Common): { conversation?: string; project?: string; job
 /** Log bytes from --log-file, else from piped stdin, else nothing. */
 function logInput(file: string | undefined): string {
   if (file !== undefined) {
-    let size: number;
+    let stat;
     try {
-      size = statSync(file).size;
+      stat = statSync(file);
     } catch {
       throw new RecallError("Usage", `cannot read --log-file ${file}`);
     }
-    if (size > 64 * 1024 * 1024) throw new RecallError("Usage", "--log-file is over 64 MiB");
+    if (!stat.isFile()) throw new RecallError("Usage", `--log-file ${file} is not a file`);
+    if (stat.size > 64 * 1024 * 1024) throw new RecallError("Usage", "--log-file is over 64 MiB");
     return readFileSync(file, "utf8");
   }
   return process.stdin.isTTY ? "" : readFileSync(0, "utf8");

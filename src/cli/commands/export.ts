@@ -89,12 +89,7 @@ export const exportCommand: CommandModule = {
           const fd = flags.out ? openOut(flags.out) : 1;
           let exported: ExportedFile[];
           try {
-            exported = exportConversation(
-              store.db,
-              conversation,
-              (bytes) => writeAll(fd, bytes),
-              flags.file,
-            );
+            exported = exportConversation(store.db, conversation, (bytes) => writeAll(fd, bytes), flags.file);
           } finally {
             if (flags.out) closeSync(fd);
           }

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { createInterface } from "node:readline/promises";
 import { RecallError } from "../../core/errors.js";
-import { parseInput } from "../../core/validation.js";
 import { forget, canonicalProjectArg, type ForgetResult, type ForgetScope } from "../../indexer/forget.js";
 import { brokerOrLocal } from "../broker-work.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
@@ -43,10 +42,17 @@ export function forgetScope(flags: ForgetFlags): ForgetScope {
   if (flags.since === undefined || flags.until === undefined) {
     throw new RecallError("Usage", "a time range needs both --since and --until");
   }
-  const since = parseInput(TimeBound, flags.since);
-  const until = parseInput(TimeBound, flags.until);
+  const since = timeFlag("--since", flags.since);
+  const until = timeFlag("--until", flags.until);
   if (since > until) throw new RecallError("Usage", "--since must not be after --until");
   return { since, until };
+}
+
+/** A time flag, or a Usage error naming it (a flag's mistake exits 2, as every other here). */
+function timeFlag(flag: string, value: string): number {
+  const parsed = TimeBound.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new RecallError("Usage", `${flag}: ${parsed.error.issues[0]?.message ?? "not a time"}`);
 }
 
 class Rollback extends Error {

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../../core/errors.js";
 import { attachChatSearch } from "../../embed/attach.js";
-import { openDatabase } from "../../store/open.js";
+import { openDatabase, type Db } from "../../store/open.js";
 import { runTool, toolErrorOutput } from "../../tools/run.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandModule } from "../program.js";
@@ -61,7 +61,7 @@ export const toolCommand: CommandModule = {
         };
         const rawArgs = parseArgs(flags.args);
         // As the host would open it: its journal mode is the host's (WAL persists in the file).
-        const db = openDatabase(file, { keepJournalMode: true });
+        const db = openHostDatabase(file, flags.db);
         try {
           const chatSearch = await attachChatSearch(db, { file });
           const tool = chatSearch.tools.find((t) => t.name === name);
@@ -81,3 +81,19 @@ export const toolCommand: CommandModule = {
       });
   },
 };
+
+/** The host's database, or a Usage error naming --db when the file is not an SQLite database. */
+function openHostDatabase(file: string, given: string): Db {
+  let db: Db | undefined;
+  try {
+    db = openDatabase(file, { keepJournalMode: true });
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+    return db;
+  } catch (error) {
+    db?.close();
+    const code = (error as { code?: string }).code ?? "";
+    if (code === "SQLITE_NOTADB" || code === "SQLITE_CANTOPEN" || code === "EISDIR")
+      throw new RecallError("Usage", `--db ${given}: not an SQLite database`);
+    throw error;
+  }
+}
