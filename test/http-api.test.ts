@@ -2,6 +2,7 @@
  * The HTTP API on a real loopback server over a real demo index: the guard (Host, Origin, login
  * cookie) runs before any work, query parameters are strict, and the answers are the tools' own.
  */
+import Database from "better-sqlite3";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -423,6 +424,28 @@ describe("GET /api/status, /api/consulted, /api/locate", () => {
     expect((await get("/api/locate?session=nope&agent=claude&from=1")).status).toBe(404);
     expect((await get("/api/locate?message=nope")).status).toBe(404);
     expect((await get("/api/locate?session=x")).status).toBe(400);
+    // A miss while sources are still being read says so: it may mean "not indexed yet".
+    const writer = new Database(store.file);
+    const key = "coverage";
+    const saved = writer.prepare("SELECT value FROM recall_meta WHERE key = ?").pluck().get(key) as string;
+    const published = JSON.parse(saved) as {
+      publishedAt: number;
+      sources: { indexing: boolean; backlog: number }[];
+    };
+    published.publishedAt = Date.now();
+    published.sources[0]!.indexing = true;
+    published.sources[0]!.backlog = 7;
+    writer.prepare("UPDATE recall_meta SET value = ? WHERE key = ?").run(JSON.stringify(published), key);
+    const early = await get("/api/locate?message=nope");
+    writer.prepare("UPDATE recall_meta SET value = ? WHERE key = ?").run(saved, key);
+    writer.close();
+    expect(early.status).toBe(404);
+    expect(json(early.body).error).toMatch(
+      /^message: no indexed message has this id; the index is still being built \(\S+ backlog 7\): try again shortly$/,
+    );
+    expect(json((await get("/api/locate?message=nope")).body).error).toBe(
+      "message: no indexed message has this id",
+    );
     const badAgent = await get("/api/locate?session=x&agent=bogus");
     expect([badAgent.status, json(badAgent.body).error]).toEqual([
       400,

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createAuth, type Auth } from "./auth.js";
 import { allowedHosts, fetchSiteAllowed, hostAllowed, originAllowed } from "./guard.js";
+import { readCoverage } from "../store/coverage-row.js";
 import { send, sendError, sendJson, statusOf } from "./respond.js";
 import type { HttpServices, Route } from "./route.js";
 import { ROUTES } from "./routes/index.js";
@@ -94,10 +95,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   let ctx: Parameters<typeof handle>[2] | null = null;
   const server: Server = createServer((req, res) => {
     if (!ctx) return sendError(res, 503, "starting");
+    const services = ctx.services;
     handle(req, res, ctx).catch((error: unknown) => {
       const { status, message } = statusOf(error);
       if (status >= 500) options.onFault?.((error as Error)?.name ?? "Error");
-      if (!res.headersSent) sendError(res, status, message);
+      if (!res.headersSent)
+        sendError(res, status, status === 404 ? message + stillIndexing(services) : message);
       else res.destroy();
     });
   });
@@ -126,4 +129,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * What a miss means while sources are still being read: not "there is no such thing", but maybe
+ * "not indexed yet". Empty when every source is caught up (or the coverage cannot be read).
+ */
+function stillIndexing(services: HttpServices): string {
+  try {
+    const busy = readCoverage(services.db, services.now()).filter((c) => c.state === "indexing");
+    if (busy.length === 0) return "";
+    const backlog = busy.map((c) => `${c.source} backlog ${c.backlog}`).join(", ");
+    return `; the index is still being built (${backlog}): try again shortly`;
+  } catch {
+    return "";
+  }
 }
