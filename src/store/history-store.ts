@@ -4,7 +4,7 @@ import { recoverFirstLoad } from "./first-load.js";
 import { chooseEngine, type Engine } from "./fts-probe.js";
 import { foldText } from "./fold.js";
 import { migrate, type MigrateResult } from "./migrate.js";
-import { mapForReads, openDatabase, type Db } from "./open.js";
+import { openDatabase, type Db } from "./open.js";
 import { ensureReadIndexes } from "./read-indexes.js";
 import { HISTORY_MIGRATIONS } from "./schema/history.js";
 import { makePrivateDbFile } from "./private-files.js";
@@ -81,7 +81,6 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
       throw new RecallError("NotFound", `no index at ${file} yet; run \`recall index\` first`);
     }
     registerFunctions(db);
-    mapForReads(db);
     const engine = readMeta(db, "engine");
     if (engine !== "fts5" && engine !== "plain") {
       db.close();

@@ -58,20 +58,6 @@ function enableWal(db: Db, timeoutMs: number): void {
 }
 
 /**
- * Bytes of the database a reading connection maps into memory (SQLite caps it at its compile-time
- * maximum, 2 GiB by default). A search reads a few thousand scattered pages; through the page
- * cache each costs a read system call, which this kind of VM makes slow: at 1M messages mapped
- * reads took identifier queries' p95 from 26.7 to 19.6 ms. Writers keep plain reads, so a
- * backfill's resident memory holds only its page cache (mapped pages it touched would count).
- */
-const READ_MAP_BYTES = 2 ** 31;
-
-/** Maps the database for this connection's reads (a connection that never writes to it). */
-export function mapForReads(db: Db): void {
-  db.pragma(`mmap_size = ${READ_MAP_BYTES}`);
-}
-
-/**
  * Opens someone else's database (a CLI's or an app's) strictly read-only: no content change,
  * no WAL checkpoint. SQLite may create the -shm file beside a WAL database; that is the one
  * accepted side effect.

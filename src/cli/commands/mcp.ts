@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { mapForReads } from "../../store/open.js";
 import { auditCall } from "../../audit/audit-log.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { bindChatApp, serverProject } from "../../sources/dyad/apps.js";
@@ -44,8 +43,6 @@ export const mcpCommand: CommandModule = {
         const onSignal = () => void shutdown().finally(() => process.exit(0));
         process.once("SIGTERM", onSignal);
         process.once("SIGINT", onSignal);
-        // This connection only reads (the elected broker writes through its own).
-        mapForReads(store.db);
         // search_chats/read_chat are bound to the app whose folder is this server's project.
         const project = serverProject(process.cwd());
         const chatTools = createStandaloneChatTools(store.db, () =>

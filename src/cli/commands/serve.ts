@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { mapForReads } from "../../store/open.js";
 import { bridgeRoot, type Env } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
 import { RecallError } from "../../core/errors.js";
@@ -42,8 +41,6 @@ export async function serveDashboard(options: DashboardOptions): Promise<void> {
     config: options.config,
     log,
   });
-  // This connection only reads (the elected broker writes through its own).
-  mapForReads(store.db);
   let server;
   try {
     server = await startHttpServer({
