@@ -432,6 +432,29 @@ function listsWithFresh(
   return { lists, fresh: [] };
 }
 
+/** A list's ids in ascending order, with each one's position in the list. */
+interface SortedView {
+  ids: Float64Array;
+  at: Int32Array;
+}
+
+/** Lists are cached and reused by many queries: each one's sorted view is built once. */
+const sortedViews = new WeakMap<ImpactList, SortedView>();
+
+function sortedView(list: ImpactList): SortedView {
+  let view = sortedViews.get(list);
+  if (!view) {
+    const at = new Int32Array(list.ids.length);
+    for (let i = 0; i < at.length; i++) at[i] = i;
+    at.sort((a, b) => list.ids[a]! - list.ids[b]!);
+    const ids = new Float64Array(at.length);
+    for (let i = 0; i < at.length; i++) ids[i] = list.ids[at[i]!]!;
+    view = { ids, at };
+    sortedViews.set(list, view);
+  }
+  return view;
+}
+
 /**
  * The threshold algorithm over the terms' impact lists (see the module comment), reading the
  * lists whole: every row in some list gets an upper bound (its known impacts plus, for each list
@@ -451,23 +474,32 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   // τ: rows in no list. With AND, a complete list means such rows lack that term altogether.
   const tau = all && lists.some((l) => l.complete) ? -Infinity : floor.reduce((a, b) => a + b, 0);
 
-  // Every row of some list, with its known impacts (typed arrays: lists hold thousands of rows).
-  const slotOf = new Map<number, number>();
-  const slotIds: number[] = [];
+  // Every row of some list, with its known impacts (typed arrays: lists hold thousands of rows),
+  // in id order: a merge of the lists' id-sorted views, which a hash map of ids cost 3–4 ms a
+  // query over five lists of 4,096 rows.
+  const views = lists.map(sortedView);
   const width = lists.reduce((a, l) => a + l.ids.length, 0);
   const known = new Float64Array(width * n).fill(-1);
-  lists.forEach((list, t) => {
-    for (let i = 0; i < list.ids.length; i++) {
-      const id = list.ids[i]!;
-      let slot = slotOf.get(id);
-      if (slot === undefined) {
-        slot = slotIds.length;
-        slotOf.set(id, slot);
-        slotIds.push(id);
-      }
-      known[slot * n + t] = list.impacts[i]! * scale[t]!;
+  const slotIds: number[] = [];
+  const pos = new Int32Array(n);
+  for (;;) {
+    let id = Infinity;
+    for (let t = 0; t < n; t++) {
+      const v = views[t]!;
+      if (pos[t]! < v.ids.length && v.ids[pos[t]!]! < id) id = v.ids[pos[t]!]!;
     }
-  });
+    if (id === Infinity) break;
+    const slot = slotIds.length;
+    slotIds.push(id);
+    for (let t = 0; t < n; t++) {
+      const v = views[t]!;
+      const p = pos[t]!;
+      if (p < v.ids.length && v.ids[p] === id) {
+        known[slot * n + t] = lists[t]!.impacts[v.at[p]!]! * scale[t]!;
+        pos[t] = p + 1;
+      }
+    }
+  }
   // Rows are read best-guess first (known impacts plus each missing term's floor weighted by the
   // share of rows holding the term); the stopping test uses the exact upper bounds.
   const share = request.terms.map((t) =>
