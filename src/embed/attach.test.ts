@@ -41,6 +41,16 @@ describe("embedded chat index", () => {
   const drain = async (s: ChatSearch) => {
     await s.indexer.drain();
   };
+  /** Two apps, and one indexed chat about herons in the first. */
+  const heronInAppOne = async () => {
+    const env = await setup();
+    const one = env.f.app("one");
+    const two = env.f.app("two");
+    const chat = env.f.chat(one, "Heron chat");
+    env.f.message(chat, "user", "the heron migration plan");
+    await drain(env.search);
+    return { ...env, one, two, chat };
+  };
   /** The chats search_chats finds for a query in one app. */
   const found = async (s: ChatSearch, appId: number, query: string) => {
     const out = JSON.parse(await s.tools[0].execute({ query }, { appId })) as {
@@ -196,12 +206,7 @@ describe("embedded chat index", () => {
   });
 
   it("re-indexes a chat moved to another app: the old app no longer finds it, the new one does", async () => {
-    const { f, search } = await setup();
-    const one = f.app("one");
-    const two = f.app("two");
-    const chat = f.chat(one, "Heron chat");
-    f.message(chat, "user", "the heron migration plan");
-    await drain(search);
+    const { f, search, one, two, chat } = await heronInAppOne();
     const appOf = () =>
       f.db.prepare("SELECT DISTINCT app_id AS app FROM recall_documents WHERE chat_id = ?").all(chat);
     expect(appOf()).toEqual([{ app: one }]);
@@ -234,12 +239,7 @@ describe("embedded chat index", () => {
   });
 
   it("upgrading an index that left moved chats to the next drain moves them at once", async () => {
-    const { f, search } = await setup();
-    const one = f.app("one");
-    const two = f.app("two");
-    const chat = f.chat(one, "Heron chat");
-    f.message(chat, "user", "the heron migration plan");
-    await drain(search);
+    const { f, search, one, two, chat } = await heronInAppOne();
     await search.indexer.stop();
     // The index as schema 4 left it: the app trigger only queued the chat, so a move between
     // drains left the documents under the old app.

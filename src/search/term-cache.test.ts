@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HISTORY_WEIGHTS } from "./weights.js";
-import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpus.js";
+import {
+  createTermCorpus,
+  SESSION_LIST,
+  SESSION_OR_CACHE,
+  type TermCorpus,
+} from "../../test/helpers/term-corpus.js";
 import type { HistoryStore } from "../store/history-store.js";
-import { plannerTuning, rankDocuments, rankExact, type RankRequest } from "./planner.js";
-import { CARRY_GROWTH, clearTermCache, documentFrequency, termCache, impactListKey } from "./term-cache.js";
-
-/** The planner's list of "session" for search_history. */
-const SESSION_LIST = impactListKey("session", HISTORY_WEIGHTS);
+import { plannerTuning, rankDocuments, rankExact } from "./planner.js";
+import { CARRY_GROWTH, clearTermCache, documentFrequency, termCache } from "./term-cache.js";
 
 let corpus: TermCorpus;
 let store: HistoryStore;
@@ -25,14 +26,7 @@ afterEach(() => {
   clearTermCache(store.db);
 });
 
-const request: RankRequest = {
-  terms: ["session", "cache"],
-  match: "any",
-  where: [],
-  params: [],
-  limit: 10,
-  weights: HISTORY_WEIGHTS,
-};
+const request = SESSION_OR_CACHE;
 const count = (term: string) =>
   store.db.prepare("SELECT count(*) FROM recall_fts WHERE recall_fts MATCH ?").pluck().get(term) as number;
 

@@ -1,15 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HISTORY_WEIGHTS } from "./weights.js";
-import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpus.js";
+import {
+  createTermCorpus,
+  SESSION_LIST,
+  SESSION_OR_CACHE,
+  type TermCorpus,
+} from "../../test/helpers/term-corpus.js";
 import { createTermStatsJob } from "../cli/term-stats-job.js";
 import type { HistoryStore } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { storedTermRows } from "../store/term-stats.js";
-import { plannerTuning, rankDocuments, rankExact, type RankRequest } from "./planner.js";
-import { clearTermCache, termCache, impactListKey } from "./term-cache.js";
-
-/** The planner's list of "session" for search_history. */
-const SESSION_LIST = impactListKey("session", HISTORY_WEIGHTS);
+import { plannerTuning, rankDocuments, rankExact } from "./planner.js";
+import { clearTermCache, termCache } from "./term-cache.js";
 
 let corpus: TermCorpus;
 let store: HistoryStore;
@@ -27,14 +28,7 @@ afterEach(() => {
   for (const k of Object.keys(plannerTuning) as (keyof typeof plannerTuning)[]) delete plannerTuning[k];
 });
 
-const request: RankRequest = {
-  terms: ["session", "cache"],
-  match: "any",
-  where: [],
-  params: [],
-  limit: 10,
-  weights: HISTORY_WEIGHTS,
-};
+const request = SESSION_OR_CACHE;
 
 /** A new read-only connection: a fresh process's view of the index. */
 function fresh(): Db {

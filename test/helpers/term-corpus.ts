@@ -1,3 +1,6 @@
+import type { RankRequest } from "../../src/search/planner.js";
+import { impactListKey } from "../../src/search/term-cache.js";
+import { HISTORY_WEIGHTS } from "../../src/search/weights.js";
 import { openHistoryStore, type HistoryStore } from "../../src/store/history-store.js";
 import { tempDir } from "./tmp.js";
 
@@ -5,6 +8,19 @@ import { tempDir } from "./tmp.js";
  * A small history index for the term-cache tests: filler words, "session" in a share of the rows
  * and "cache" in a smaller share, appended as an indexer does (the insert trigger writes FTS rows).
  */
+/** search_history's ranking of "session" OR "cache", the term-cache tests' query. */
+export const SESSION_OR_CACHE: RankRequest = {
+  terms: ["session", "cache"],
+  match: "any",
+  where: [],
+  params: [],
+  limit: 10,
+  weights: HISTORY_WEIGHTS,
+};
+
+/** Where the planner keeps the list of "session" for that query. */
+export const SESSION_LIST = impactListKey("session", HISTORY_WEIGHTS);
+
 export interface TermCorpus {
   store: HistoryStore;
   /** Appends documents; returns the last one's id. */
