@@ -99,8 +99,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     handle(req, res, ctx).catch((error: unknown) => {
       const { status, message } = statusOf(error);
       if (status >= 500) options.onFault?.((error as Error)?.name ?? "Error");
-      if (!res.headersSent)
-        sendError(res, status, status === 404 ? message + stillIndexing(services) : message);
+      // Only a lookup in the index can mean "not indexed yet" (not an unknown page or route).
+      const lookup = status === 404 && (req.url ?? "").startsWith("/api/");
+      if (!res.headersSent) sendError(res, status, lookup ? message + stillIndexing(services) : message);
       else res.destroy();
     });
   });
