@@ -341,8 +341,13 @@ function scoreListed(
   return { rows: topK(rows, request.limit), plan, exact: !cache.carried, scored: ids.length };
 }
 
-/** Rows read from the impact lists and scored per batch. */
+/**
+ * Rows read from the impact lists and scored per batch, the first batches smaller (doubling up
+ * to it): many answers are proven within a few dozen rows (at 1M, identifier queries scored 336
+ * rows a query instead of 398).
+ */
 const IMPACT_BATCH = 256;
+const FIRST_IMPACT_BATCH = 32;
 /** An approximate impact answer stops when its first STABLE_HEAD rows survive this many batches unchanged. */
 const STABLE_HEAD = 20;
 const STABLE_BATCHES = 2;
@@ -548,8 +553,12 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   const head = Math.min(request.limit, STABLE_HEAD);
   let headKey = "";
   let stable = 0;
-  for (let at = 0; at < candidates.length; at += IMPACT_BATCH) {
-    const slice = Array.from(candidates.subarray(at, at + IMPACT_BATCH));
+  for (
+    let at = 0, size = FIRST_IMPACT_BATCH;
+    at < candidates.length;
+    at += size, size = Math.min(IMPACT_BATCH, size * 2)
+  ) {
+    const slice = Array.from(candidates.subarray(at, at + size));
     for (const slot of slice) done[slot] = 1;
     scored += slice.length;
     found.push(
@@ -567,6 +576,8 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
       return { rows: found, plan: "impact", exact: provable, scored };
     }
     if (scored >= budget) break;
+    // A head stable over small batches says little: only full batches count towards stopping.
+    if (size < IMPACT_BATCH) continue;
     const key = found
       .slice(0, head)
       .map((r) => r.id)
