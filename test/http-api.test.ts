@@ -66,6 +66,9 @@ describe("guard: login, Host and Origin before any work", () => {
     expect(bad.status).toBe(403);
     const url = new URL(server.loginUrl);
     const token = url.searchParams.get("token")!;
+    // A HEAD (a link checker, `curl -I`) does not spend it.
+    const head = await httpRequest(server.port, `/?token=${token}`, { method: "HEAD" });
+    expect([head.status, head.headers["set-cookie"]]).toEqual([204, undefined]);
     const first = await httpRequest(server.port, `/?message=m1&token=${token}&q=x`);
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe("/?message=m1&q=x");

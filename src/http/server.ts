@@ -68,6 +68,8 @@ async function handle(
   const url = new URL(rawUrl, "http://recall.invalid");
   const method = req.method === "HEAD" ? "GET" : req.method;
   if (method === "GET" && url.pathname === "/" && url.searchParams.has("token")) {
+    // A HEAD (a link checker, `curl -I`) must not spend the one-time token a person will open.
+    if (req.method === "HEAD") return send(res, 204, "", "text/plain; charset=utf-8");
     return login(ctx.auth, req, url, res);
   }
   if (!ctx.auth.authenticated(req)) {
