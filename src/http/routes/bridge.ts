@@ -6,15 +6,10 @@ import type { Route, RouteRequest } from "../route.js";
 import { decodeSegment } from "../segment.js";
 
 /**
- * A content-free audit line for a bridge read (the conversation read, never any text): `id` is
- * that conversation's id, or how to name it from what was read.
+ * A content-free audit line for a bridge read (the conversation read, never any text): `idOf`
+ * names that conversation from what was read.
  */
-function audited<T>(
-  request: RouteRequest,
-  tool: string,
-  id: string | ((value: T) => string),
-  read: () => T,
-): T {
+function audited<T>(request: RouteRequest, tool: string, idOf: (value: T) => string, read: () => T): T {
   const started = performance.now();
   const line = (ok: boolean, errorKind: string | null, returned: string[] = []) =>
     appendAudit(request.services.home, {
@@ -31,7 +26,7 @@ function audited<T>(
     });
   try {
     const value = read();
-    line(true, null, [typeof id === "string" ? id : id(value)]);
+    line(true, null, [idOf(value)]);
     return value;
   } catch (error) {
     line(false, isRecallError(error) ? error.kind : "Internal");
@@ -73,8 +68,11 @@ export const decisionHistoryRoute: Route = {
     const { after } = singleParams(request.query, ["after"]);
     const topic = decodeSegment(request.params[0]!, "topic");
     return {
-      json: audited(request, "decision_history", `decision:${topic}`, () =>
-        decisionHistory(request.services.bridgeRoot, topic, after ?? 0),
+      json: audited(
+        request,
+        "decision_history",
+        () => `decision:${topic}`,
+        () => decisionHistory(request.services.bridgeRoot, topic, after ?? 0),
       ),
     };
   },
