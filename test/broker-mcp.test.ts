@@ -70,10 +70,12 @@ async function startServer(): Promise<Server> {
 }
 
 async function search(server: Server, query: string, filters?: Record<string, unknown>): Promise<SearchOut> {
-  const result = await server.client.callTool({
-    name: "search_history",
-    arguments: { query, ...(filters ? { filters } : {}) },
-  });
+  const result = await server.client
+    .callTool({ name: "search_history", arguments: { query, ...(filters ? { filters } : {}) } })
+    .catch((error: Error) => {
+      // A server that went away says why on its stderr.
+      throw new Error(`${error.message}; server stderr:\n${server.stderr().slice(-2000)}`);
+    });
   const text = (result as { content: { text: string }[] }).content[0]!.text;
   expect(result.isError, text).toBeFalsy();
   return JSON.parse(text) as SearchOut;
