@@ -147,6 +147,14 @@ export interface BackfillOptions extends TickOptions {
 
 export const BACKFILL_GROUP = { records: 5000, millis: 500 } as const;
 
+/**
+ * A source that has finished its part of a backfill (idle, its closing sweep done) is polled
+ * again only this often while another source still has work: at 100k messages the idle polls
+ * of finished sources (a bridge store's stats, an opencode data_version check) took 0.4 s of a
+ * 10.4 s backfill. Once every polled source is idle, the next tick polls them all.
+ */
+export const QUIET_SOURCE_POLL_MS = 250;
+
 /** A backfill run one group at a time: the synchronous and the yielding drivers share it. */
 export interface BackfillRun {
   /** Runs one group of ticks (one transaction); returns true once the backfill is finished. */
@@ -190,10 +198,15 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   let deferred = options.deferReadIndexes === true && dropReadIndexesIfEmpty(db);
   let idleSince: number | null = null;
   const maxIdle = options.maxIdleMillis ?? 30_000;
+  /** Sources done with their part, and when each is polled next (QUIET_SOURCE_POLL_MS). */
+  const quietUntil = new Map<string, number>();
   const oneTick = (): void => {
-    const ticks = runTick(db, sources, { ...options, thorough: true });
+    const now = performance.now();
+    const polled = sources.filter((s) => !((quietUntil.get(s.name) ?? -Infinity) > now));
+    const ticks = runTick(db, polled, { ...options, thorough: true });
     result.ticks += 1;
-    let idle = true;
+    // A tick that skipped a source cannot end the backfill: it never saw that source idle.
+    let idle = polled.length === sources.length;
     for (const tick of ticks) {
       const summary = result.sources[tick.source]!;
       summary.records += tick.records;
@@ -212,7 +225,10 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
       backlog.set(tick.source, tick.progress?.backlogBytes ?? 0);
       const sweeps = tick.progress?.cleanSweeps ?? 0;
       if (!sweepsAtStart.has(tick.source)) sweepsAtStart.set(tick.source, sweeps);
-      if (!tick.idle || (tick.progress !== null && sweeps <= sweepsAtStart.get(tick.source)!)) idle = false;
+      const sourceDone = tick.idle && (tick.progress === null || sweeps > sweepsAtStart.get(tick.source)!);
+      if (!sourceDone) idle = false;
+      if (sourceDone) quietUntil.set(tick.source, now + QUIET_SOURCE_POLL_MS);
+      else quietUntil.delete(tick.source);
       options.onProgress?.({
         source: tick.source,
         records: summary.records,
@@ -224,7 +240,9 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
     }
     options.onTick?.(ticks);
     if (idle) finished = true;
+    // Every polled source idle: the next tick polls the quiet ones too.
     const allIdle = ticks.every((t) => t.idle);
+    if (allIdle) quietUntil.clear();
     if (!allIdle) idleSince = null;
     else if (idleSince === null) idleSince = performance.now();
     else if (performance.now() - idleSince > maxIdle) finished = true;
