@@ -9,7 +9,8 @@ import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { openHistoryStore } from "../src/store/history-store.js";
 import type { SearchHistoryOutput } from "../src/tools/search-history.js";
 import { runCli } from "./helpers/cli.js";
-import { fakeHome, type FakeHome } from "./helpers/fake-provider.js";
+import { fakeHome, hangingGrandchild, processAlive, type FakeHome } from "./helpers/fake-provider.js";
+import { connectMcp } from "./helpers/mcp.js";
 import { seedDocuments } from "./helpers/seed.js";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -94,6 +95,34 @@ describe("recall search --answer", () => {
       expect(bad.stderr).toMatch(/historyAnswer\.preference\[1\]/);
     } finally {
       writeFileSync(config, good);
+    }
+  });
+
+  it("ends the model run when an MCP client cancels an answered search_history call", async () => {
+    fake.setScenario("claude", { usage: USAGE_OK, run: { hang: true } });
+    const mcp = await connectMcp(env, { name: "recall-cancel-test" });
+    try {
+      const caller = new AbortController();
+      const call = mcp.client.callTool(
+        { name: "search_history", arguments: { query: "flamingo", answer: true } },
+        undefined,
+        { signal: caller.signal },
+      );
+      call.catch(() => {}); // rejected by the abort below; awaited after
+      const deadline = Date.now() + 20_000;
+      let pid: number | undefined;
+      while ((pid = hangingGrandchild(fake)) === undefined && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(pid, mcp.stderr()).toBeDefined();
+      caller.abort(); // the SDK sends notifications/cancelled
+      await expect(call).rejects.toThrow();
+      // The server stays up and the provider's process group is gone well before its 60 s timeout.
+      const gone = Date.now() + 5_000;
+      while (processAlive(pid!) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+      expect(processAlive(pid!)).toBe(false);
+    } finally {
+      await mcp.client.close();
+      fake.setScenario("claude", { usage: USAGE_OK, run: { text: "auto" } });
     }
   });
 });

@@ -23,7 +23,14 @@ import {
 } from "../src/answer/providers/opencode.js";
 import type { AnswerHit, AnswerProvider } from "../src/answer/types.js";
 import { HistoryAnswerConfig, type AnswerProviderName } from "../src/config/schema.js";
-import { fakeHome, helpFlags, verboseCatalog, type FakeHome } from "./helpers/fake-provider.js";
+import {
+  fakeHome,
+  hangingGrandchild,
+  helpFlags,
+  processAlive,
+  verboseCatalog,
+  type FakeHome,
+} from "./helpers/fake-provider.js";
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -84,16 +91,7 @@ function options(
   };
 }
 
-/** Gone, or a zombie waiting for a reaper that is not ours. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return !/^\d+ \(.*\) Z/.test(stat);
-}
+const alive = processAlive;
 
 const callsOf = (name: string) => fake.calls().filter((c) => c.name === name);
 
@@ -414,9 +412,50 @@ describe("the runner", () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(answer).toMatchObject({ text: "", agent: "claude", model: "haiku", error: "claude timed out" });
     expect(answer.sources).toHaveLength(2);
-    const pid = Number(readFileSync(path.join(fake.binDir, "grandchild.pid"), "utf8"));
+    const pid = hangingGrandchild(fake)!;
     await new Promise((r) => setTimeout(r, 200));
     expect(alive(pid)).toBe(false);
+  });
+
+  it("stops the model run at once when the caller cancels", async () => {
+    fake.install("claude", { usage: CLAUDE_OK, run: { hang: true } });
+    const caller = new AbortController();
+    const started = Date.now();
+    const pending = answerFromHits(
+      "q",
+      hits(2),
+      options({ preference: ["claude"] }, { signal: caller.signal }),
+    );
+    while (hangingGrandchild(fake) === undefined) await new Promise((r) => setTimeout(r, 20));
+    caller.abort();
+    const answer = await pending;
+    expect(Date.now() - started).toBeLessThan(8_000); // generation alone may take 10 s here
+    expect(answer).toMatchObject({ text: "", agent: "claude", error: "claude was cancelled by the caller" });
+    expect(answer.sources).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alive(hangingGrandchild(fake)!)).toBe(false);
+  });
+
+  it("holds probes and generation to one overall deadline", async () => {
+    fake.install("claude", { usage: CLAUDE_OK, run: { hang: true } });
+    const answer = await answerFromHits(
+      "q",
+      hits(2),
+      options(
+        { preference: ["claude"] },
+        { timeouts: { probeMs: 10_000, generationMs: 10_000, totalMs: 1_000 } },
+      ),
+    );
+    expect(answer.error).toBe("claude took longer than the 1 s answer deadline");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alive(hangingGrandchild(fake)!)).toBe(false);
+  });
+
+  it("runs nothing for a call already cancelled", async () => {
+    fake.install("claude", { usage: CLAUDE_OK, run: { text: "auto" } });
+    const answer = await answerFromHits("q", hits(2), options({}, { signal: AbortSignal.abort() }));
+    expect(answer.error).toBe("the answer was cancelled by the caller");
+    expect(fake.calls()).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import Database from "better-sqlite3";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { request } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUDIT_FILE } from "../src/audit/audit-log.js";
@@ -13,6 +14,8 @@ import type { HttpServices } from "../src/http/route.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";
 import { runTool } from "../src/tools/run.js";
+import { createSearchHistoryTool } from "../src/tools/search-history.js";
+import type { Answerer } from "../src/answer/index.js";
 import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 import { httpRequest, login } from "./helpers/http.js";
@@ -207,6 +210,46 @@ describe("GET /api/search", () => {
       ["http", "search_history"],
     ]);
     expect(readFileSync(auditFile(), "utf8")).not.toContain(marker);
+  });
+
+  it("stops an answer's model run when the client goes away before the reply", async () => {
+    let seen: AbortSignal | undefined;
+    const answerer: Answerer = (_question, _hits, signal) => {
+      seen = signal;
+      return new Promise((resolve) =>
+        signal?.addEventListener("abort", () => resolve({ text: "", agent: null, model: null, sources: [] })),
+      );
+    };
+    const own = await startHttpServer({
+      services: {
+        ...services,
+        tools: {
+          ...services.tools,
+          searchHistory: createSearchHistoryTool(store.db, store.engine, { answerer }),
+        },
+      },
+      port: 0,
+    });
+    try {
+      const ownCookie = await login(own.loginUrl);
+      const req = request({
+        host: "127.0.0.1",
+        port: own.port,
+        path: "/api/search?q=decision&answer=true",
+        headers: { Host: `127.0.0.1:${own.port}`, Cookie: ownCookie },
+        agent: false,
+      });
+      req.on("error", () => {}); // the socket is destroyed below on purpose
+      req.end();
+      const deadline = Date.now() + 5_000;
+      while (!seen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(seen?.aborted).toBe(false);
+      req.destroy();
+      while (!seen!.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(seen!.aborted).toBe(true);
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { codexProvider } from "./providers/codex.js";
 import { opencodeProvider } from "./providers/opencode.js";
 import { selectProvider } from "./select.js";
 import {
+  ANSWER_DEADLINE_MS,
   GENERATION_TIMEOUT_MS,
   MAX_ANSWER_CHARS,
   PROBE_TIMEOUT_MS,
@@ -42,6 +43,8 @@ export interface AnswerOptions {
   env: Env;
   providers?: ReadonlyMap<AnswerProviderName, AnswerProvider>;
   timeouts?: Partial<AnswerTimeouts>;
+  /** The caller gave up (an MCP cancellation, a closed HTTP request): every provider process ends. */
+  signal?: AbortSignal;
 }
 
 /** Model-written ids in an error stay short: a few, each cut. */
@@ -84,13 +87,23 @@ export async function answerFromHits(
   const timeouts: AnswerTimeouts = {
     probeMs: options.timeouts?.probeMs ?? PROBE_TIMEOUT_MS,
     generationMs: options.timeouts?.generationMs ?? GENERATION_TIMEOUT_MS,
+    totalMs: options.timeouts?.totalMs ?? ANSWER_DEADLINE_MS,
   };
+  const deadline = AbortSignal.timeout(timeouts.totalMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  /** Why the answer stopped early, once the signal has aborted. */
+  const stopped = () =>
+    options.signal?.aborted
+      ? "was cancelled by the caller"
+      : `took longer than the ${Math.round(timeouts.totalMs / 1000)} s answer deadline`;
+  if (options.signal?.aborted) return failed(`the answer ${stopped()}`);
   // Probes and the run share one fresh, empty directory: no project files, instructions or
   // config for a CLI to pick up, and nothing left behind.
   const cwd = await mkdtemp(path.join(os.tmpdir(), "recall-answer-"));
   try {
-    const base = { env: options.env, cwd, config: options.config, timeouts };
+    const base = { env: options.env, cwd, config: options.config, timeouts, signal };
     const { selected, skipped } = await selectProvider(options.providers ?? DEFAULT_PROVIDERS, base);
+    if (signal.aborted) return failed(`the answer ${stopped()}`);
     if (!selected) {
       const why = skipped.map((s) => `${s.provider}: ${s.detail}`).join("; ");
       return failed(`no answer provider has capacity (${why || "none configured"})`);
@@ -102,6 +115,7 @@ export async function answerFromHits(
     } catch (error) {
       outcome = { ok: false as const, error: (error as Error).message };
     }
+    if (signal.aborted) return failed(`${provider.name} ${stopped()}`, provider.name, model);
     if (!outcome.ok) return failed(`${provider.name} ${outcome.error}`, provider.name, model);
     // Plain text, as returned: control characters (terminal escapes) out, then the bound, so
     // the citations checked are the ones the reader gets.

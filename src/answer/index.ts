@@ -8,8 +8,12 @@ import type { AnswerHit, HistoryAnswer } from "./types.js";
 export { answerFromHits, NO_HITS_ANSWER, DEFAULT_PROVIDERS, type AnswerOptions } from "./answer.js";
 export { HistoryAnswer, MAX_ANSWER_CHARS, MAX_PROMPT_SNIPPETS, type AnswerHit } from "./types.js";
 
-/** What search_history calls when answer=true. */
-export type Answerer = (question: string, hits: readonly AnswerHit[]) => Promise<HistoryAnswer>;
+/** What search_history calls when answer=true; `signal` aborts when the caller gives up. */
+export type Answerer = (
+  question: string,
+  hits: readonly AnswerHit[],
+  signal?: AbortSignal,
+) => Promise<HistoryAnswer>;
 
 /**
  * An answerer for a surface (MCP, HTTP, CLI): reads config.json's historyAnswer from RECALL_HOME
@@ -20,5 +24,6 @@ export function createAnswerer(
 ): Answerer {
   const env = options.env ?? process.env;
   const config = options.config ?? (() => loadConfig(recallHome(env)).historyAnswer);
-  return (question, hits) => answerFromHits(question, hits, { ...options, env, config: config() });
+  return (question, hits, signal) =>
+    answerFromHits(question, hits, { ...options, env, config: config(), ...(signal ? { signal } : {}) });
 }

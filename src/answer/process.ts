@@ -33,6 +33,8 @@ export interface ProcessRequest {
   /** Written to stdin, which is then closed (prompts travel here, not in argv). */
   stdin?: string;
   timeoutMs: number;
+  /** Ends the process (its whole group) early: the caller cancelled, or the answer's deadline passed. */
+  signal?: AbortSignal;
 }
 
 export interface ProcessResult {
@@ -112,7 +114,21 @@ function start(request: ProcessRequest): ChildProcess {
   return child;
 }
 
-/** Runs one provider command to completion or timeout, with bounded output capture. */
+/** Calls `stop` once when `signal` aborts (at once if it already has); returns the unsubscribe. */
+function onAbort(signal: AbortSignal | undefined, stop: () => void): () => void {
+  if (!signal) return () => {};
+  if (signal.aborted) {
+    stop();
+    return () => {};
+  }
+  signal.addEventListener("abort", stop, { once: true });
+  return () => signal.removeEventListener("abort", stop);
+}
+
+/**
+ * Runs one provider command to completion, timeout or abort, with bounded output capture. An
+ * aborted run ends as a timed-out one does; the caller knows which from its signal.
+ */
 export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   return new Promise((resolve) => {
     const out = new BoundedBuffer(MAX_STDOUT_BYTES);
@@ -127,14 +143,17 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
       resolve({ code: null, signal: null, stdout: "", stderr: "", timedOut, spawnError, truncated: false });
       return;
     }
-    const timer = setTimeout(() => {
+    const stop = () => {
       timedOut = true;
       killTree(child);
-    }, request.timeoutMs);
+    };
+    const timer = setTimeout(stop, request.timeoutMs);
+    const unsubscribe = onAbort(request.signal, stop);
     const settle = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      unsubscribe();
       resolve({
         code,
         signal,
@@ -191,10 +210,12 @@ export function jsonLineSession(
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      unsubscribe();
       killTree(child);
       resolve({ lines, timedOut, error, code });
     };
     const timer = setTimeout(() => finish(true), request.timeoutMs);
+    const unsubscribe = onAbort(request.signal, () => finish(true));
     const send = (message: unknown) => {
       if (!child.stdin?.writable) return;
       child.stdin.write(`${JSON.stringify(message)}\n`);

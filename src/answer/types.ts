@@ -25,9 +25,17 @@ export const GENERATION_TIMEOUT_MS = 60_000;
 /** Each availability/usage probe (usage limits, model list, catalog). */
 export const PROBE_TIMEOUT_MS = 15_000;
 
+/**
+ * The whole answer, probes and generation together: an MCP client gives up on a call after
+ * 60 s by default, and the hits must reach it before then.
+ */
+export const ANSWER_DEADLINE_MS = 45_000;
+
 export interface AnswerTimeouts {
   probeMs: number;
   generationMs: number;
+  /** The whole answer (ANSWER_DEADLINE_MS). */
+  totalMs: number;
 }
 
 /** The hit fields an answer needs: what was sent, and where its source can be read. */
@@ -44,6 +52,8 @@ export interface ProviderContext {
   cwd: string;
   config: HistoryAnswerConfig;
   timeouts: AnswerTimeouts;
+  /** Aborts every process of this answer: the caller cancelled, or the answer deadline passed. */
+  signal: AbortSignal;
 }
 
 /** Why a provider was passed over; `detail` never holds query text. */

@@ -23,6 +23,8 @@ export interface RouteRequest {
   params: string[];
   query: URLSearchParams;
   services: HttpServices;
+  /** Aborts when the client goes away before the answer is sent (a model run then stops). */
+  signal: AbortSignal;
 }
 
 export type RouteAnswer =

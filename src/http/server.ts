@@ -81,10 +81,15 @@ async function handle(
   if (matches.length === 0) return sendError(res, 404, "no such route");
   const found = matches.find((m) => m.route.method === method);
   if (!found) return sendError(res, 405, "method not allowed");
+  const gone = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) gone.abort();
+  });
   const answer = await found.route.handle({
     params: found.match!.slice(1),
     query: url.searchParams,
     services: ctx.services,
+    signal: gone.signal,
   });
   if ("json" in answer) sendJson(res, answer.status ?? 200, answer.json);
   else send(res, answer.status ?? 200, answer.body, answer.type);

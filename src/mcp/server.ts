@@ -51,7 +51,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       annotations: { readOnlyHint: true, openWorldHint: false },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     const started = performance.now();
     if (!tool) {
@@ -62,10 +62,14 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
     // A client may name its calling session per request (_meta.sessionId); else RECALL_SESSION_ID.
     const metaSession = request.params._meta?.sessionId;
-    const context =
-      typeof metaSession === "string" && metaSession.length > 0 && metaSession.length <= 500
-        ? { ...options.context, session: metaSession }
-        : options.context;
+    const context = {
+      ...options.context,
+      ...(typeof metaSession === "string" && metaSession.length > 0 && metaSession.length <= 500
+        ? { session: metaSession }
+        : {}),
+      // A client's notifications/cancelled (or a lost connection) stops a model run at once.
+      signal: extra.signal,
+    };
     try {
       const output = await runTool(tool, request.params.arguments ?? {}, context);
       const args = request.params.arguments;

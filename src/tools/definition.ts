@@ -17,6 +17,8 @@ export interface ToolContext {
   session?: string;
   /** Receives the card markup naming what the tool consulted (the host renders it). */
   onCard?: (xml: string) => void;
+  /** Aborts when the caller gives up (an MCP cancellation, a closed HTTP request): model runs stop. */
+  signal?: AbortSignal;
 }
 
 /**

@@ -86,9 +86,10 @@ export async function runSearchHistoryAnswered(
   input: z.output<typeof SearchHistoryInput>,
   callerSession?: string,
   answerer: Answerer = createAnswerer(),
+  signal?: AbortSignal,
 ): Promise<SearchHistoryOutput> {
   const output = runSearchHistory(db, engine, input, callerSession);
-  if (input.answer) output.answer = await answerer(input.query, output.hits);
+  if (input.answer) output.answer = await answerer(input.query, output.hits, signal);
   return output;
 }
 
@@ -117,7 +118,9 @@ export function createSearchHistoryTool(
         ? " Up to 8 top excerpts also go to one cheap model CLI on this machine to write a cited answer."
         : ""),
     async execute(args, ctx) {
-      return JSON.stringify(await runSearchHistoryAnswered(db, engine, args, ctx.session, answerer));
+      return JSON.stringify(
+        await runSearchHistoryAnswered(db, engine, args, ctx.session, answerer, ctx.signal),
+      );
     },
   };
 }

@@ -268,6 +268,23 @@ export function fakeHome(): FakeHome {
   };
 }
 
+/** Whether a process still runs: gone, or a zombie waiting for a reaper that is not ours, is not. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return !/^\d+ \(.*\) Z/.test(stat);
+}
+
+/** The pid of the grandchild a hanging fake run started, once it has started. */
+export function hangingGrandchild(fake: FakeHome): number | undefined {
+  const file = path.join(fake.binDir, "grandchild.pid");
+  return existsSync(file) ? Number(readFileSync(file, "utf8")) : undefined;
+}
+
 /** A verbose catalog in the format `opencode models --verbose` prints (as captured from 1.18.33). */
 export function verboseCatalog(
   models: { id: string; input?: number; output?: number; noCost?: boolean }[],

@@ -64,6 +64,7 @@ export const claudeProvider: AnswerProvider = {
       ],
       cwd: ctx.cwd,
       env: ctx.env,
+      signal: ctx.signal,
       timeoutMs: ctx.timeouts.probeMs,
       // A control request only: no user message is sent, so no model turn runs.
       messages: [{ type: "control_request", request_id: requestId, request: { subtype: "get_usage" } }],
@@ -99,6 +100,7 @@ export const claudeProvider: AnswerProvider = {
       ],
       cwd: ctx.cwd,
       env: ctx.env,
+      signal: ctx.signal,
       stdin: prompt,
       timeoutMs: ctx.timeouts.generationMs,
     });

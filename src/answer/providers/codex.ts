@@ -69,6 +69,7 @@ export const codexProvider: AnswerProvider = {
       args: ["app-server"],
       cwd: ctx.cwd,
       env: ctx.env,
+      signal: ctx.signal,
       timeoutMs: ctx.timeouts.probeMs,
       messages: [
         { id: 1, method: "initialize", params: { clientInfo: { name: "recall", version: "0.1.0" } } },
@@ -143,6 +144,7 @@ export const codexProvider: AnswerProvider = {
       ],
       cwd: ctx.cwd,
       env: ctx.env,
+      signal: ctx.signal,
       stdin: prompt,
       timeoutMs: ctx.timeouts.generationMs,
     });

@@ -102,6 +102,7 @@ export function createOpencodeProvider(
         args: ["models", "--verbose", "--pure"],
         cwd: ctx.cwd,
         env: ctx.env,
+        signal: ctx.signal,
         timeoutMs: ctx.timeouts.probeMs,
       });
       if (result.timedOut)
@@ -138,6 +139,7 @@ export function createOpencodeProvider(
         // Its own throwaway session database: the answer's session must not land in the user's
         // opencode history, where recall would index its own output.
         env: { ...ctx.env, ...OPENCODE_RUN_ENV, OPENCODE_DB: path.join(ctx.cwd, "opencode-answer.db") },
+        signal: ctx.signal,
         stdin: prompt,
         timeoutMs: ctx.timeouts.generationMs,
       });

@@ -6,8 +6,8 @@ import { callTool } from "../tool-call.js";
 export const searchRoute: Route = {
   method: "GET",
   pattern: /^\/api\/search$/,
-  async handle({ query, services }) {
+  async handle({ query, services, signal }) {
     const input = searchInputFromQuery(query);
-    return { json: await callTool(services.home, services.tools.searchHistory, input) };
+    return { json: await callTool(services.home, services.tools.searchHistory, input, { signal }) };
   },
 };
