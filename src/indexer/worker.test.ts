@@ -84,6 +84,10 @@ describe("index worker", () => {
     });
     expect(ready.backlog).toBe(0);
     expect(ready.indexedThrough).toBe(BASE_TIME + 39);
+    // The background loop's run, from its first records to every source idle, is the last run.
+    const firstRun = await until("the last run", () => readPublishedCoverage(db)?.lastRun ?? undefined);
+    expect(firstRun).toMatchObject({ records: 40 });
+    expect(firstRun.batches).toBeGreaterThanOrEqual(5);
     expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
     // Bounded: ten files, at most two polled per batch, took several cycles.
     expect(worker.figures().cycles).toBeGreaterThanOrEqual(5);
@@ -95,6 +99,11 @@ describe("index worker", () => {
     await until("the appended line", () =>
       searchHistory(db, "fts5", "grebe", {}, 5).hits.length ? true : undefined,
     );
+    const appendRun = await until("the append's run", () => {
+      const run = readPublishedCoverage(db)?.lastRun;
+      return run && run.finishedAt > firstRun.finishedAt ? run : undefined;
+    });
+    expect(appendRun.records).toBe(1);
 
     await worker.stop();
     const cycles = worker.figures().cycles;

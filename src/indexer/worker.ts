@@ -245,6 +245,12 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     limits: options.limits,
   });
 
+  /**
+   * The background loop's current run: from the first cycle that wrote records to the cycle that
+   * found every source idle. Its figures become `lastRun`, as a foreground catch-up's do.
+   */
+  let stretch: { started: number; records: number; batches: number } | null = null;
+
   /** One background cycle; returns whether any source still has work. */
   const cycle = async (): Promise<boolean> => {
     const started = performance.now();
@@ -257,6 +263,11 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
           tracker.observe(tick);
           figures.records += tick.records;
           if (!tick.idle) busy = true;
+          if (tick.records > 0) {
+            stretch ??= { started, records: 0, batches: 0 };
+            stretch.records += tick.records;
+            stretch.batches += 1;
+          }
         }
       } catch (error) {
         // One failing source (a locked or damaged file, a busy index) never stalls the others;
@@ -265,6 +276,15 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         log(`${source.name}: batch failed (${errorKind(error)}); retrying`);
       }
       await yieldNow();
+    }
+    if (!busy && stretch && !stopped) {
+      tracker.lastRun = {
+        records: stretch.records,
+        batches: stretch.batches,
+        ms: Math.round(performance.now() - stretch.started),
+        finishedAt: clock.now(),
+      };
+      stretch = null;
     }
     tracker.publish();
     const took = performance.now() - started;
