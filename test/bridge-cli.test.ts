@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
@@ -68,10 +68,20 @@ describe("recall bridge", () => {
         "s-1",
         "--meta",
         "depth=3",
+        "--meta",
+        "title=2026",
+        "--meta",
+        "exitCode=0",
       ],
       "digging marmot tunnels\n",
     );
     expect(run.run).toBe("dig-20260601T120000Z.log");
+    // JSON keeps its type, except in a known text field: the title is "2026", which the reader accepts.
+    expect(JSON.parse(readFileSync(run.metadata as string, "utf8"))).toMatchObject({
+      depth: 3,
+      title: "2026",
+      exitCode: 0,
+    });
     json(["bridge", "run", "--append", "dig-20260601T120000Z"], "more marmot output\n");
     expect(json(["bridge", "bind", "--peer", "w1", "--session", "s-1", "--agent", "claude"])).toMatchObject({
       created: true,

@@ -3,7 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import { bridgeRoot } from "../../config/paths.js";
 import { RecallError, isRecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
-import { MAX_MESSAGE_BYTES } from "../../bridge/records.js";
+import { MAX_MESSAGE_BYTES, RunMetadata } from "../../bridge/records.js";
 import { openBridgeWriter, type BridgeWriter } from "../../bridge/writer.js";
 import { TimeBound } from "../../tools/search-history-input.js";
 import type { CliContext } from "../context.js";
@@ -60,12 +60,18 @@ function report(json: boolean | undefined, value: Record<string, unknown>, line:
   else process.stdout.write(`${line}\n`);
 }
 
-/** `key=value` pairs of --meta; a value that parses as JSON keeps its type. */
+/**
+ * `key=value` pairs of --meta. A value that parses as JSON keeps its type, unless the key is a
+ * known metadata field that takes text only: `title=2026` is the title "2026", not a number the
+ * reader would refuse.
+ */
 function metaPairs(pairs: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const known = RunMetadata.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>;
   for (const pair of pairs) {
     const eq = pair.indexOf("=");
     if (eq <= 0) throw new RecallError("Usage", `--meta wants key=value, not "${pair}"`);
+    const key = pair.slice(0, eq);
     const raw = pair.slice(eq + 1);
     let value: unknown = raw;
     try {
@@ -73,7 +79,9 @@ function metaPairs(pairs: string[]): Record<string, unknown> {
     } catch {
       // a plain string
     }
-    out[pair.slice(0, eq)] = value;
+    const field = Object.hasOwn(known, key) ? known[key] : undefined;
+    if (field && !field.safeParse(value).success) value = raw;
+    out[key] = value;
   }
   return out;
 }
