@@ -80,10 +80,13 @@ describe("guard: login, Host and Origin before any work", () => {
     expect(setCookie).toMatch(/; HttpOnly/);
     expect(setCookie).toMatch(/; SameSite=Strict/);
     expect(setCookie).toMatch(/; Path=\//);
+    // A session cookie: closing the browser ends the login (see README on cookies and ports).
+    expect(setCookie).not.toMatch(/Max-Age|Expires/i);
     cookie = setCookie.split(";")[0]!;
     // The token is spent: a second visit cannot log in again.
     const again = await httpRequest(server.port, `/?token=${token}`);
     expect(again.status).toBe(403);
+    expect(again.body).toMatch(/restart `recall serve` for a new one/);
     expect(again.headers["set-cookie"]).toBeUndefined();
     await expect(login(server.loginUrl)).rejects.toThrow(/403/);
     // A browser that is already logged in and opens the link again is only redirected.

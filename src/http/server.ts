@@ -42,7 +42,13 @@ function login(auth: Auth, req: IncomingMessage, url: URL, res: ServerResponse):
   const token = url.searchParams.get("token") ?? "";
   const already = auth.authenticated(req);
   const cookie = !already && url.searchParams.getAll("token").length === 1 ? auth.login(token) : null;
-  if (!already && !cookie) return sendError(res, 403, "this login link is invalid or was already used");
+  if (!already && !cookie) {
+    return sendError(
+      res,
+      403,
+      "this login link is invalid or was already used; restart `recall serve` for a new one",
+    );
+  }
   url.searchParams.delete("token");
   const rest = url.searchParams.toString();
   send(res, 303, "", "text/plain; charset=utf-8", {
