@@ -136,6 +136,32 @@ describe("index worker", () => {
     expect(readPublishedCoverage(db)!.lastRun!.records).toBe(40);
   });
 
+  it("rebuilds the documents of another projection version before its first cycle", async () => {
+    const { db, make } = await setup();
+    worker = make();
+    await worker.catchUp();
+    await worker.stop();
+    // An index written by an older projection: a body its policy let through, and its version.
+    db.prepare(
+      "UPDATE recall_documents SET body = 'stale projection leak' WHERE rowid = (SELECT min(rowid) FROM recall_documents)",
+    ).run();
+    db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
+    expect(searchHistory(db, "fts5", "leak", {}, 5).hits).toHaveLength(1);
+    worker = make();
+    worker.start();
+    await until("the rebuild", () =>
+      (
+        db.prepare("SELECT value FROM recall_meta WHERE key = 'projection_version'").get() as {
+          value: string;
+        }
+      ).value === String(PROJECTION_VERSION)
+        ? true
+        : undefined,
+    );
+    expect(searchHistory(db, "fts5", "leak", {}, 5).hits).toHaveLength(0);
+    expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+  });
+
   it("reindex resets derived documents and cursors but keeps aliases and retained records; sources untouched", async () => {
     const { file, db, make } = await setup();
     worker = make();

@@ -21,6 +21,9 @@ export const COVERAGE_HEARTBEAT_MS = 5_000;
 const THROUGH_REFRESH_MS = 2_000;
 
 const THROUGH = "SELECT max(updated_at) AS at FROM recall_conversations WHERE source = ?";
+const GET_PROJECTION_VERSION = "SELECT value FROM recall_meta WHERE key = 'projection_version'";
+const SET_PROJECTION_VERSION =
+  "INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('projection_version', ?)";
 
 /**
  * Follows the ticks and publishes coverage — per source: work waiting, newest record time
@@ -359,6 +362,36 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     return result;
   };
 
+  const reindexLocked = async (onProgress?: (p: WorkProgress) => void): Promise<ReindexResult> => {
+    const names = ensureSources().map((s) => s.name);
+    tracker.rebuilding = true;
+    tracker.publish(true);
+    try {
+      // Sources keep in-memory positions that assume the cursors being reset: start afresh.
+      for (const source of sources ?? []) source.close?.();
+      sources = null;
+      const reset = await resetDerivedYielding(options.db, names, (documents) =>
+        onProgress?.({ phase: "reset", done: documents, doneBytes: 0, backlogBytes: 0 }),
+      );
+      log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
+      ensureSources();
+      const index = await catchUpLocked(onProgress);
+      if (!closing) statement(options.db, SET_PROJECTION_VERSION).run(String(options.projectionVersion));
+      return { reset, index };
+    } finally {
+      tracker.rebuilding = false;
+      tracker.publish(true);
+    }
+  };
+
+  /**
+   * Documents projected by another projection version (src/projection/version.ts) are rebuilt
+   * from the sources and retained records, as `recall reindex` does, before anything else.
+   */
+  const projectionStale = (): boolean =>
+    (statement(options.db, GET_PROJECTION_VERSION).get() as { value: string } | undefined)?.value !==
+    String(options.projectionVersion);
+
   return {
     start() {
       if (!stopped) return;
@@ -367,7 +400,17 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       figures.running = true;
       figures.startedAt = clock.now();
       ensureSources();
-      loopDone = loop();
+      loopDone = (async () => {
+        if (projectionStale()) {
+          try {
+            await withLock(() => reindexLocked());
+          } catch (error) {
+            figures.errors += 1;
+            log(`rebuild for a new projection failed (${errorKind(error)}); retrying at the next start`);
+          }
+        }
+        await loop();
+      })();
     },
     async stop() {
       stopped = true;
@@ -381,29 +424,12 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       sources = null;
     },
     catchUp(onProgress) {
-      return withLock(() => catchUpLocked(onProgress));
+      return withLock(async () =>
+        projectionStale() ? (await reindexLocked(onProgress)).index : catchUpLocked(onProgress),
+      );
     },
     reindex(onProgress) {
-      return withLock(async () => {
-        const names = ensureSources().map((s) => s.name);
-        tracker.rebuilding = true;
-        tracker.publish(true);
-        try {
-          // Sources keep in-memory positions that assume the cursors being reset: start afresh.
-          for (const source of sources ?? []) source.close?.();
-          sources = null;
-          const reset = await resetDerivedYielding(options.db, names, (documents) =>
-            onProgress?.({ phase: "reset", done: documents, doneBytes: 0, backlogBytes: 0 }),
-          );
-          log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
-          ensureSources();
-          const index = await catchUpLocked(onProgress);
-          return { reset, index };
-        } finally {
-          tracker.rebuilding = false;
-          tracker.publish(true);
-        }
-      });
+      return withLock(() => reindexLocked(onProgress));
     },
     figures: () => ({ ...figures }),
     sourceNames: () => ensureSources().map((s) => s.name),

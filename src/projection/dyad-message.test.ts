@@ -338,9 +338,15 @@ describe("projectChatMessage: malformed, incomplete, nested and escaped tags do 
     expect(r.text).toBe("Use &lt;b&gt; or <i>.\n[write: x.ts]\nend");
   });
 
-  it("a self-closing tag has no body", () => {
-    const r = assistant('<dyad-read path="src/a.ts"/> then prose');
-    expect(r.text).toBe("[read: src/a.ts]\nthen prose");
+  it("`/>` closes nothing: as in Dyad's parser, a dropped tag's body runs to its close or the end", () => {
+    expect(assistant('<dyad-read path="src/a.ts"/> then prose').text).toBe("[read: src/a.ts]");
+    expect(assistant("Sure. <think />SECRET private reasoning</think> done").text).toBe("Sure.\ndone");
+    const write = assistant(
+      'Writing. <dyad-write path="src/k.ts" description="d" />const SECRET = 1;</dyad-write> ok',
+    );
+    expect(write.text).toBe("Writing.\n[write: src/k.ts — d]\nok");
+    // A kept (prose) tag's body stays either way.
+    expect(assistant('<dyad-status title="t" />status body').text).toBe("[status: t]\nstatus body");
   });
 });
 

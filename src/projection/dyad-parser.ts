@@ -58,8 +58,6 @@ export interface DyadTagOpening {
    * by policy is then treated as a payload, since its "body" may be the rest of an attribute.
    */
   wellFormed: boolean;
-  /** Well-formed and ending in `/>`: there is no body. */
-  selfClosing: boolean;
 }
 
 export interface DyadScanHandler {
@@ -91,7 +89,6 @@ NAME_CHAR[95] = 1; // _
 
 const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
 const WELL_FORMED = /^(?:\s+[\w-]+="[^"]*")*\s*(?:\/\s*)?$/;
-const SELF_CLOSING = /\/\s*$/;
 const ATTRIBUTE = /([\w-]+)="([^"]*)"/g;
 
 const LT = 60;
@@ -332,7 +329,6 @@ class Scanner {
           terminated: false,
           attributes: new Map(),
           wellFormed: false,
-          selfClosing: false,
         });
         this.textStart = n;
         return;
@@ -340,7 +336,6 @@ class Scanner {
       const termEnd = this.termEnd;
       const rawLength = term - nameEnd;
       let decision: "keep" | "suppress";
-      let selfClosing = false;
       if (rawLength === 0) {
         // `<name>`: no attributes (the common case; no parsing needed).
         decision = this.h.openTag({
@@ -349,24 +344,24 @@ class Scanner {
           terminated: true,
           attributes: NO_ATTRIBUTES,
           wellFormed: !this.cutByOuter,
-          selfClosing,
         });
       } else {
         let attrText = s.slice(nameEnd, nameEnd + Math.min(rawLength, MAX_ATTRIBUTE_TEXT));
         for (let k = 0; k < level; k++) attrText = decodeEntitiesOnce(attrText);
         const wellFormed = !this.cutByOuter && rawLength <= MAX_ATTRIBUTE_TEXT && WELL_FORMED.test(attrText);
-        selfClosing = wellFormed && SELF_CLOSING.test(attrText);
         decision = this.h.openTag({
           name,
           level,
           terminated: true,
           attributes: parseDyadAttributes(attrText),
           wellFormed,
-          selfClosing,
         });
       }
       i = this.textStart = termEnd;
-      if (decision === "suppress" && !selfClosing) {
+      // A suppressed tag's body always goes, `/>` or not: Dyad's parser reads `/` as attribute
+      // text, so `<think />…</think>` and `<dyad-write … />code` have bodies up to the matching
+      // close or the end of the message (reference/dyad-data-model.md, "Parser behaviour").
+      if (decision === "suppress") {
         i = this.textStart = this.skipRegion(termEnd, p, level, this.heldOpen, this.ignoreClosesUntil);
         this.h.boundary();
       }

@@ -2,6 +2,7 @@
  * Version of the projection policy (src/projection/**). Any change to what a projection keeps,
  * drops, summarises or bounds (tag classes, attribute allowlists, transcript block rules,
  * injected-context stripping, whitespace or base64 rules, byte caps, markers) must bump this
- * number: the indexer stores it and rebuilds every document in the background when it changes.
+ * number: the indexers store it and rebuild every document when it changes (the embedded chat
+ * index in the background; history.db when its worker starts, as `recall reindex` does).
  */
-export const PROJECTION_VERSION = 1;
+export const PROJECTION_VERSION = 2;
