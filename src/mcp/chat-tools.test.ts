@@ -8,6 +8,7 @@ import { backfill } from "../indexer/backfill.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { bindChatApp, type ChatAppBinding } from "../sources/dyad/apps.js";
 import { DyadSource } from "../sources/dyad/source.js";
+import { COVERAGE_STALE_MS, writeCoverage } from "../store/coverage-row.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { runTool } from "../tools/run.js";
 import type { SearchChatsOutput } from "../tools/search-chats.js";
@@ -77,6 +78,7 @@ describe("standalone chat tools (bound to the server's project)", () => {
     };
     const tool = (name: string) => chatTools.tools.find((x) => x.name === name)!;
     return {
+      history: store.db,
       mine,
       appsDir,
       tool,
@@ -125,6 +127,40 @@ describe("standalone chat tools (bound to the server's project)", () => {
     await expect(runTool(s.tool("read_chat"), { chat_id: s.mine.chats[1] }, {})).rejects.toSatisfy(
       isKind("NotFound"),
     );
+  });
+
+  it("says indexing until the bound source's published coverage is ready and fresh", async () => {
+    const s = await setup();
+    s.bindTo(path.join(s.appsDir, "mine"));
+    const status = async () =>
+      (JSON.parse(await runTool(s.tool("search_chats"), { query: "quokka" }, {})) as SearchChatsOutput)
+        .index_status;
+    // Nothing published for the source yet (its first poll has not run): not "ready".
+    expect(await status()).toBe("indexing");
+    const publish = (publishedAt: number) =>
+      writeCoverage(s.history, {
+        v: 1,
+        publishedAt,
+        writer: "broker",
+        pid: process.pid,
+        rebuilding: false,
+        lastRun: null,
+        sources: [
+          {
+            source: "dyad",
+            indexing: false,
+            indexedThrough: 0,
+            backlog: 0,
+            backlogBytes: 0,
+            filesKnown: 1,
+            discovered: true,
+          },
+        ],
+      });
+    publish(Date.now());
+    expect(await status()).toBe("ready");
+    publish(Date.now() - COVERAGE_STALE_MS - 1000); // no indexer has checked for a while
+    expect(await status()).toBe("indexing");
   });
 
   it("the other project binds the other source: same ids, other documents", async () => {

@@ -33,7 +33,9 @@ const REBIND_MS = 5000;
 export function coverageIndexState(history: Db, source: string): ChatIndexState {
   return {
     waitForIdle: async () => true,
-    isPending: () => readCoverage(history, Date.now()).find((c) => c.source === source)?.state === "indexing",
+    // Not yet in the coverage (its first poll has not run) or stale counts as pending: "ready"
+    // with no results would read as "nothing there".
+    isPending: () => readCoverage(history, Date.now()).find((c) => c.source === source)?.state !== "ready",
   };
 }
 
@@ -57,7 +59,8 @@ export function createStandaloneChatTools(
       missUntil = Date.now() + REBIND_MS;
       throw new RecallError(
         "Unavailable",
-        `${tool}: no Dyad app's folder resolves to this server's project; search_history searches every project`,
+        `${tool}: no single Dyad app's folder holds this server's working directory or resolves to its project; ` +
+          "search_history searches every project",
       );
     }
     const app = openSourceDatabase(binding.file);

@@ -36,7 +36,10 @@ export interface PublishedCoverage {
   pid: number;
   /** A reindex is under way. */
   rebuilding: boolean;
-  /** The last catch-up that ran to idle (a first backfill, `recall index`, a reindex). */
+  /**
+   * The last indexing run that ran to idle: a catch-up (a first backfill, `recall index`, a
+   * reindex) or a stretch of the background loop from its first records to every source idle.
+   */
   lastRun: { records: number; batches: number; ms: number; finishedAt: number } | null;
   sources: PublishedSource[];
 }

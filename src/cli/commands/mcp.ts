@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { auditCall } from "../../audit/audit-log.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
-import { bindChatApp, serverProject } from "../../sources/dyad/apps.js";
+import { bindChatApp } from "../../sources/dyad/apps.js";
 import { dyadDatabases } from "../../sources/dyad/source.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import { createGetConversationTool } from "../../tools/get-conversation.js";
@@ -43,10 +43,10 @@ export const mcpCommand: CommandModule = {
         const onSignal = () => void shutdown().finally(() => process.exit(0));
         process.once("SIGTERM", onSignal);
         process.once("SIGINT", onSignal);
-        // search_chats/read_chat are bound to the app whose folder is this server's project.
-        const project = serverProject(process.cwd());
+        // search_chats/read_chat are bound to the app of this server's working directory.
+        const cwd = process.cwd();
         const chatTools = createStandaloneChatTools(store.db, () =>
-          bindChatApp(dyadDatabases(env, config), project),
+          bindChatApp(dyadDatabases(env, config), cwd),
         );
         try {
           await serveStdio({

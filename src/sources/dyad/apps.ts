@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { openSourceDatabase } from "../../store/open.js";
 import { resolveProject } from "../files/project.js";
-import { appProject, type DyadDatabase } from "./source.js";
+import { appFolder, type DyadDatabase } from "./source.js";
 
 /**
  * The app a standalone chat tool is bound to: the one (in the first Dyad-shaped database that
@@ -24,10 +25,17 @@ export function serverProject(cwd: string): string {
 }
 
 /**
- * Looks the project up among the apps of each database, in order; null when no app's folder
- * resolves to it (the chat tools then have nothing to search, and say so).
+ * The app of the server's working directory: among the apps (of every database, in order) whose
+ * folder resolves to the cwd's project, the one whose own folder holds the cwd, nearest first.
+ * When only one app resolves to the project it is bound even from elsewhere in the project (a
+ * repository whose subfolder is the app). Null when none does, or when several do and none
+ * holds the cwd: app folders without a .git of their own inside one repository (a home kept
+ * under git) all resolve to that repository, and guessing would open another app's chats.
  */
-export function bindChatApp(databases: readonly DyadDatabase[], project: string): ChatAppBinding | null {
+export function bindChatApp(databases: readonly DyadDatabase[], cwd: string): ChatAppBinding | null {
+  const project = serverProject(cwd);
+  const here = path.resolve(cwd);
+  const candidates: { binding: ChatAppBinding; folder: string }[] = [];
   for (const database of databases) {
     if (!existsSync(database.file)) continue;
     let rows: { id: number; path: string | null }[];
@@ -42,10 +50,21 @@ export function bindChatApp(databases: readonly DyadDatabase[], project: string)
       continue;
     }
     for (const row of rows) {
-      if (row.path && appProject(row.path, database.appsDir) === project) {
-        return { source: database.name, file: database.file, appId: row.id, project };
-      }
+      if (!row.path) continue;
+      const folder = appFolder(row.path, database.appsDir);
+      if (resolveProject(folder) !== project) continue;
+      candidates.push({
+        binding: { source: database.name, file: database.file, appId: row.id, project },
+        folder,
+      });
     }
   }
-  return null;
+  if (candidates.length <= 1) return candidates[0]?.binding ?? null;
+  const holding = candidates.filter((c) => here === c.folder || here.startsWith(c.folder + path.sep));
+  // The nearest folder wins; the same folder in two databases is one app, the first database's.
+  const nearest = holding.reduce<(typeof holding)[number] | null>(
+    (best, c) => (best === null || c.folder.length > best.folder.length ? c : best),
+    null,
+  );
+  return nearest?.binding ?? null;
 }

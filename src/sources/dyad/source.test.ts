@@ -213,6 +213,30 @@ describe("Dyad source (standalone, read-only)", () => {
     expect(bindChatApp(databases, s.t.dir)).toBeNull();
   });
 
+  it("binds the app whose own folder holds the cwd when several apps share one git root, and none from elsewhere", async () => {
+    const s = await setup();
+    // A home kept under git: app folders without a .git of their own all resolve to it.
+    const home = path.join(s.t.dir, "home");
+    mkdirSync(path.join(home, ".git"), { recursive: true });
+    const apps = path.join(home, "dyad-apps");
+    for (const name of ["alpha", "beta"]) mkdirSync(path.join(apps, name, "src"), { recursive: true });
+    const alpha = Number(
+      s.dyad.db.prepare("INSERT INTO apps (name, path) VALUES ('alpha', ?)").run(path.join(apps, "alpha"))
+        .lastInsertRowid,
+    );
+    const beta = Number(
+      s.dyad.db.prepare("INSERT INTO apps (name, path) VALUES ('beta', ?)").run(path.join(apps, "beta"))
+        .lastInsertRowid,
+    );
+    const databases = [{ name: "dyad", file: s.dyad.file, appsDir: s.appsDir }];
+    expect(bindChatApp(databases, path.join(apps, "beta"))?.appId).toBe(beta);
+    expect(bindChatApp(databases, path.join(apps, "beta", "src"))?.appId).toBe(beta);
+    expect(bindChatApp(databases, path.join(apps, "alpha", "src"))?.appId).toBe(alpha);
+    // In the repository but in neither app: which app is meant cannot be told.
+    expect(bindChatApp(databases, home)).toBeNull();
+    expect(bindChatApp(databases, apps)).toBeNull();
+  });
+
   it("finds Dyad's own database and registered ones", () => {
     const config = ConfigSchema.parse({
       sources: { dyadDatabases: ["/data/other.db", "/data/other.db"], dyadAppsDir: "/apps" },

@@ -90,8 +90,12 @@ export const chatHitId = (source: string, chatId: number, messageId: number) =>
 
 /** The canonical project of an app folder (absolute, or relative to the apps folder). */
 export function appProject(appPath: string, appsDir: string): string {
-  const absolute = path.isAbsolute(appPath) ? appPath : path.join(appsDir, appPath);
-  return resolveProject(path.normalize(absolute));
+  return resolveProject(appFolder(appPath, appsDir));
+}
+
+/** An app's folder: its `path`, absolute or relative to Dyad's apps folder. */
+export function appFolder(appPath: string, appsDir: string): string {
+  return path.normalize(path.isAbsolute(appPath) ? appPath : path.join(appsDir, appPath));
 }
 
 interface Fingerprint {
