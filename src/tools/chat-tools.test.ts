@@ -383,6 +383,38 @@ describe("read_chat", () => {
     expect(JSON.stringify(out)).not.toContain("secretpayloadbody");
   });
 
+  it("follows previous_offset back through budget-cut pages without skipping a message", async () => {
+    const long = f.chat(ids.appA!, "Long", 1_810_000_000);
+    const all: number[] = [];
+    for (let i = 0; i < 43; i++) {
+      // Sizes vary, so pages are cut by the 20 KB budget at different counts; times repeat.
+      const words = "word ".repeat(200 + ((i * 37) % 5) * 300);
+      all.push(
+        f.message(long, i % 2 ? "assistant" : "user", `step ${i} ${words}`, {
+          createdAt: 1_810_000_000 + Math.floor(i / 3),
+        }),
+      );
+    }
+    const seen: number[] = [];
+    let page = await read({ chat_id: long, offset: 40 }, ctxA());
+    let cut = false;
+    for (;;) {
+      seen.unshift(...page.messages.map((m) => m.message_id));
+      cut ||= page.output_truncated;
+      const back = page.continuation.previous_offset;
+      if (back === null) break;
+      const previous = await read({ chat_id: long, offset: back }, ctxA());
+      // The previous page reaches at least the message just before this one.
+      expect(previous.offset + previous.messages.length).toBeGreaterThanOrEqual(page.offset);
+      previous.messages = previous.messages.filter(
+        (m) => m.offset === undefined && !seen.includes(m.message_id),
+      );
+      page = previous;
+    }
+    expect(cut).toBe(true);
+    expect(seen).toEqual(all);
+  });
+
   it("frames history as archival and emits a read card", async () => {
     let card = "";
     const out = JSON.parse(

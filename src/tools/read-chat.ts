@@ -132,6 +132,33 @@ export function fitReadOutput(
   return fitted;
 }
 
+/**
+ * Where the page before `output` starts: the furthest-back offset whose page (of the default
+ * limit) still reaches the message just before `output` within the byte budget. `preceding`
+ * holds the messages before the output's first (up to the default limit), oldest first. Going
+ * back by the default limit blindly would skip messages when that page is cut by the budget.
+ */
+export function previousPageOffset(
+  output: ReadChatOutput,
+  preceding: readonly ReadChatMessage[],
+  budget = READ_CHAT_BUDGET_BYTES,
+): number {
+  const start = Math.min(output.offset, output.chat.total_messages);
+  // The page as fitReadOutput measures it, with room for its offset and flags to differ.
+  const sizeOf = (messages: readonly ReadChatMessage[]) =>
+    Buffer.byteLength(
+      JSON.stringify({
+        ...output,
+        offset: start - messages.length,
+        messages,
+        continuation: { previous_offset: null, next_offset: null },
+      }),
+    ) + 64;
+  let taken = preceding.length;
+  while (taken > 1 && sizeOf(preceding.slice(preceding.length - taken)) > budget) taken -= 1;
+  return start - Math.max(1, taken);
+}
+
 export function readChatCard(output: ReadChatOutput): string {
   const first = output.messages[0]?.created_at ?? "";
   const last = output.messages.at(-1)?.created_at ?? "";
@@ -209,6 +236,12 @@ export function createReadChatTool(db: Db): ToolDefinition<typeof ReadChatInput>
         },
         targetId,
       );
+      if (output.continuation.previous_offset !== null) {
+        const start = Math.min(output.offset, chat.totalMessages);
+        const back = Math.min(start, READ_CHAT_DEFAULTS.limit);
+        const preceding = chatPage(db, scope, start - back, back).map(toMessage);
+        output.continuation.previous_offset = previousPageOffset(output, preceding);
+      }
       ctx.onCard?.(readChatCard(output));
       return JSON.stringify(output);
     },
