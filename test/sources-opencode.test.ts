@@ -10,6 +10,14 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpencodeV2Db } from "./helpers/opencode-db.js";
 import { generateDemoCorpus } from "../src/demo/generate.js";
+import {
+  UPGRADED_SESSION_MESSAGE,
+  UPGRADED_SESSION_V2,
+  V1_MESSAGE,
+  V1_PART,
+  V1_PROJECT,
+  V1_SESSION,
+} from "../src/demo/opencode-schema.js";
 import { exportConversation } from "../src/indexer/export.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { createHarness, opencodeData, type Harness } from "./sources-harness.js";
@@ -387,5 +395,56 @@ describe("opencode", () => {
       session: "ses_gone",
       project: "/nonexistent/oc",
     });
+  });
+  it("follows a 1.x database that opencode upgrades to 2.x while recall keeps its connection", async () => {
+    h = await createHarness();
+    const file = path.join(opencodeData(h.home), "opencode.db");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writer = new Database(file);
+    writer.pragma("journal_mode = WAL");
+    writer.exec([V1_PROJECT, V1_SESSION, V1_MESSAGE, V1_PART].join("\n"));
+    writer
+      .prepare(
+        "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('p1', ?, 1, 1, '[]')",
+      )
+      .run("/nonexistent/oc");
+    writer
+      .prepare(
+        `INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
+         VALUES ('ses_old', 'p1', 's', '/nonexistent/oc', 'Old', '1.15.10', ?, ?)`,
+      )
+      .run(BASE_TIME, BASE_TIME);
+    writer
+      .prepare(
+        "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES ('msg_1', 'ses_old', ?, ?, ?)",
+      )
+      .run(
+        BASE_TIME,
+        BASE_TIME,
+        JSON.stringify({ role: "user", time: { created: BASE_TIME }, agent: "build" }),
+      );
+    writer
+      .prepare(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES ('prt_1', 'msg_1', 'ses_old', ?, ?, ?)",
+      )
+      .run(BASE_TIME, BASE_TIME, JSON.stringify({ type: "text", text: "old era armadillo" }));
+    h.index();
+    expect(h.search("armadillo")).toHaveLength(1);
+
+    // opencode 2.x adds its tables (empty at first), copies the 1.x rows, then writes a new session.
+    writer.exec([UPGRADED_SESSION_V2, UPGRADED_SESSION_MESSAGE].join("\n"));
+    h.clock.advance(10 * 60_000);
+    h.index();
+    addV2Session(writer, "ses_old", "Old", BASE_TIME);
+    addV2Message(writer, "ses_old", "msg_1", 1, "user", "old era armadillo", BASE_TIME);
+    const later = BASE_TIME + 86_400_000;
+    addV2Session(writer, "ses_new", "New", later);
+    addV2Message(writer, "ses_new", "msg_2", 1, "user", "new era okapi", later);
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(10 * 60_000);
+      h.index();
+    }
+    expect(h.search("okapi")).toHaveLength(1);
+    expect(h.search("armadillo")).toHaveLength(1);
   });
 });

@@ -34,12 +34,37 @@ export interface SessionRow extends OpencodeRow {
 
 export class OpencodeDb {
   readonly db: Db;
-  readonly tables: OpencodeTables;
+  tables: OpencodeTables;
+  private schemaVersion: number;
   private readonly cache = new Map<string, Statement>();
 
   constructor(readonly file: string) {
     this.db = openSourceDatabase(file);
+    this.schemaVersion = this.readSchemaVersion();
     this.tables = this.detect();
+  }
+
+  private readSchemaVersion(): number {
+    return this.db.pragma("schema_version", { simple: true }) as number;
+  }
+
+  /**
+   * Follows an upgrade made while the connection stays open: opencode 2.x adds its tables to a
+   * 1.x database (a schema change), and fills session_message later (a data change).
+   */
+  refresh(): void {
+    const version = this.readSchemaVersion();
+    if (version !== this.schemaVersion) {
+      this.schemaVersion = version;
+      this.cache.clear();
+      this.tables = this.detect();
+    } else if (this.tables.v2 && !this.tables.v2Active) {
+      this.tables = { ...this.tables, v2Active: this.hasV2Rows() };
+    }
+  }
+
+  private hasV2Rows(): boolean {
+    return this.stmt("SELECT 1 FROM session_message LIMIT 1").get() !== undefined;
   }
 
   close(): void {
@@ -60,7 +85,7 @@ export class OpencodeDb {
     );
     const v1 = names.has("session") && names.has("message");
     const v2 = names.has("session_v2") && names.has("session_message");
-    const v2Active = v2 && this.db.prepare("SELECT 1 FROM session_message LIMIT 1").get() !== undefined;
+    const v2Active = v2 && this.hasV2Rows();
     const partHasSession =
       names.has("part") &&
       (this.db.prepare("PRAGMA table_info(part)").all() as { name: string }[]).some(

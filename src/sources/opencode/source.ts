@@ -359,6 +359,7 @@ export class OpencodeSource implements Source {
     const state: DbState = parseState<DbState>(cp) ?? { v: 1, cursors: {}, sweep: {} };
     let rows = 0;
     try {
+      db.refresh();
       const version = db.dataVersion();
       // 1. Sessions changed since the cursors: new sessions, titles, activity. Once caught up,
       //    looked for at most every SCAN_INTERVAL_MS (the tables have no time index).
