@@ -11,6 +11,7 @@ import {
   renameSync,
   rmSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
@@ -489,6 +490,46 @@ describe("incremental JSONL sources", () => {
     expect(new Set(keys)).toEqual(new Set(expected));
     expect(h.count("SELECT count(*) FROM recall_records")).toBe(expected.length);
     expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
+  });
+
+  it("merges a response still streaming when a poll reaches the end of the file into one record", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    const part = (i: number) =>
+      claudeLine({
+        uuid: `r${i}`,
+        session: SESSION,
+        role: "assistant",
+        text: `otter part ${i}`,
+        messageId: "msg_x",
+        requestId: "req_x",
+        at: BASE_TIME + i,
+      });
+    // Written just now (by the harness clock): the file may still grow.
+    const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
+    writeFileSync(file, claudeLine({ uuid: "q", session: SESSION, text: "question about otters" }) + part(0));
+    touch();
+    h.index();
+    // The response so far is found at once.
+    expect(
+      docs(h)
+        .filter((d) => d.body.includes("otter part"))
+        .map((d) => d.k),
+    ).toEqual(["r0"]);
+    h.clock.advance(5_000);
+    appendFileSync(file, part(1));
+    touch();
+    h.clock.advance(31_000);
+    h.index();
+    const merged = () => docs(h!).filter((d) => d.body.includes("otter part"));
+    expect(merged().map((d) => d.k)).toEqual(["r0"]);
+    expect(merged()[0]!.body).toContain("otter part 1");
+    // A new process reads the held lines again, and the settled file ends the response.
+    h.restart();
+    h.clock.advance(120_000);
+    h.index();
+    expect(merged().map((d) => d.k)).toEqual(["r0"]);
+    expect(h.count("SELECT count(*) FROM recall_records WHERE text LIKE '%otter part%'")).toBe(1);
   });
 
   it("merges a streamed response split across batches, even across a restart", async () => {

@@ -466,6 +466,12 @@ export interface ClaudeMerger {
   push(record: ClaudeRecord): ClaudeRecord[];
   /** Returns everything still held (call at end of file or of a read batch). */
   flush(): ClaudeRecord[];
+  /**
+   * At the end of what a still-growing file holds: the records queued behind the open response
+   * (complete), and the open response as it stands, which stays open so that later lines of it
+   * merge into it.
+   */
+  settle(): { open: ClaudeRecord | null; done: ClaudeRecord[] };
 }
 
 export interface ClaudeMergerOptions {
@@ -484,8 +490,9 @@ export interface ClaudeMergerOptions {
  *   every line in `mergedUuids`, and concatenates the blocks in line order.
  * - An open response is held until an assistant line with another key arrives or `flush()`;
  *   records arriving meanwhile (tool results, attachments) queue behind it, so output order
- *   is line order. If a response continues after a flush, its later lines come out as a
- *   second record: content is never repeated, only split.
+ *   is line order. `settle()` hands out the open response as it stands and keeps it open. If
+ *   a response continues after a flush, its later lines come out as a second record: content
+ *   is never repeated, only split.
  * - A turn whose uuid was already seen becomes `{type:"skip", reason:"duplicate-uuid"}`
  *   (resumed sessions and forks copy lines; dedupe across files is the indexer's job, on uuid).
  * - Tool results get their tool's `name` from the tool_use ids seen earlier.
@@ -537,6 +544,11 @@ export function createClaudeMerger(options: ClaudeMergerOptions = {}): ClaudeMer
       return out;
     },
     flush: close,
+    settle() {
+      const done = held;
+      held = [];
+      return { open: open?.record ?? null, done };
+    },
   };
 }
 

@@ -227,8 +227,20 @@ class ClaudeFileParser implements JsonlParser {
     }
   }
 
-  drain(sink: JsonlSink): void {
-    for (const out of this.merger.flush()) this.emit(out, sink);
+  /**
+   * Claude Code writes a response one content block per line as it streams: while the file may
+   * still grow, the open response is emitted as it stands but stays held (the checkpoint stays
+   * before its first line), and its later lines merge into it, emitted again under the same key
+   * (the index updates that record). A settled file's open response is final.
+   */
+  drain(sink: JsonlSink, settled: boolean): void {
+    if (settled) {
+      for (const out of this.merger.flush()) this.emit(out, sink);
+      return;
+    }
+    const { open, done } = this.merger.settle();
+    if (open) this.emit(open, sink, true);
+    for (const out of done) this.emit(out, sink);
   }
 
   heldFrom(): number | null {
@@ -286,7 +298,8 @@ class ClaudeFileParser implements JsonlParser {
     }
   }
 
-  private emit(record: ClaudeRecord, sink: JsonlSink): void {
+  /** `keepHeld`: an open response emitted as it stands; its lines stay held (see drain). */
+  private emit(record: ClaudeRecord, sink: JsonlSink, keepHeld = false): void {
     if (record.type === "skip") {
       if (record.uuid) this.held.delete(record.uuid);
       sink.skipped();
@@ -294,7 +307,7 @@ class ClaudeFileParser implements JsonlParser {
     }
     if (record.type !== "turn") return;
     const offset = this.held.get(record.uuid) ?? null;
-    for (const uuid of record.mergedUuids ?? [record.uuid]) this.held.delete(uuid);
+    if (!keepHeld) for (const uuid of record.mergedUuids ?? [record.uuid]) this.held.delete(uuid);
     const at = record.at ?? this.lastAt;
     this.lastAt = at;
     const out: SourceRecord = {

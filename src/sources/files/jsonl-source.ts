@@ -29,6 +29,8 @@ const ROUND_BYTES = 256 * 1024;
  * however many large files a first backfill reads in turn.
  */
 export const MAX_LIVE_FILES = 16;
+/** A file unchanged this long is not being written to: nothing read from it is held back. */
+export const SETTLE_MS = 60_000;
 /** How stale a tick's backlog-bytes figure may be while files wait. */
 const PROGRESS_RECOUNT_MS = 1000;
 /** A backlog this short is summed on every tick. */
@@ -53,8 +55,13 @@ export interface JsonlParser {
   /** The conversation this file's raw bytes belong to. */
   readonly conversationId: string;
   line(line: JsonlLine, sink: JsonlSink): void;
-  /** No more complete lines right now: emit everything held. */
-  drain(sink: JsonlSink): void;
+  /**
+   * No more complete lines right now. `settled` (the file unchanged for SETTLE_MS, or gone):
+   * emit everything held. Otherwise a record that later lines may still extend (a streamed
+   * Claude response) may be emitted as it stands and stay held, to be emitted again, whole,
+   * under the same key.
+   */
+  drain(sink: JsonlSink, settled: boolean): void;
   /** Offset of the earliest line whose records are still held, or null. */
   heldFrom(): number | null;
   /** Plain-JSON state saved in the checkpoint (null when a fresh parser at the checkpoint offset is exact). */
@@ -345,7 +352,12 @@ export class JsonlFileSource implements Source {
       const mark = markBatch(batch);
       let used: { bytes: number; more: boolean };
       try {
-        used = this.poll(t, view, batch, { bytes: share, records: recordsLeft, expired: budget.expired });
+        used = this.poll(t, view, batch, {
+          bytes: share,
+          records: recordsLeft,
+          expired: budget.expired,
+          now: budget.now,
+        });
       } catch (error) {
         // The index's own failures stop the batch; a file that cannot be read stops only itself.
         if (error instanceof SqliteError) throw error;
@@ -474,7 +486,7 @@ export class JsonlFileSource implements Source {
     t: Tracked,
     view: IndexView,
     batch: SourceBatch,
-    limits: { bytes: number; records: number; expired: () => boolean },
+    limits: { bytes: number; records: number; expired: () => boolean; now: number },
   ): { bytes: number; more: boolean } {
     const cp = view.checkpoint(this.name, t.key);
     const state = parseState(cp);
@@ -653,7 +665,7 @@ export class JsonlFileSource implements Source {
     if (exhausted) {
       sink.lineOffset = live.readEnd;
       sink.counting = true;
-      live.parser.drain(sink);
+      live.parser.drain(sink, !found || limits.now - mtime >= SETTLE_MS);
     }
     live.countedEnd = Math.max(live.countedEnd, live.readEnd);
     // Read up to where decoding failed: the rest waits until the file changes.
