@@ -19,7 +19,15 @@ import {
   opencodeData,
   type Harness,
 } from "./sources-harness.js";
-import { BASE_TIME, claudeLine, codexMeta, codexTurnContext, codexUserTurn, iso } from "./sources-lines.js";
+import {
+  BASE_TIME,
+  claudeLine,
+  codexMeta,
+  codexTurnContext,
+  codexUserTurn,
+  hugeClaudeLine,
+  iso,
+} from "./sources-lines.js";
 
 const budget = (over: Partial<Budget> = {}): Budget => ({
   maxRecords: 1000,
@@ -358,6 +366,11 @@ describe("linking and dedupe", () => {
       path.join(dir, "agent-flat1.jsonl"),
       claudeLine({ uuid: "f1", session: parent, text: "flat ocelot subagent" }),
     );
+    // Its first line (a long Task prompt) is longer than the 64 KiB head read for the session.
+    writeFileSync(
+      path.join(dir, "agent-flat2.jsonl"),
+      hugeClaudeLine(parent, "g1", 80_000, "long ocelot prompt"),
+    );
     writeFileSync(
       path.join(dir, parent, "subagents", "agent-nest1.jsonl"),
       claudeLine({ uuid: "n1", session: parent, text: "nested ocelot subagent" }),
@@ -375,6 +388,7 @@ describe("linking and dedupe", () => {
     expect(rows).toEqual([
       { id: `claude:${parent}`, parent: null, session: parent, title: null },
       { id: `claude:${parent}/agent-flat1`, parent: `claude:${parent}`, session: parent, title: null },
+      { id: `claude:${parent}/agent-flat2`, parent: `claude:${parent}`, session: parent, title: null },
       {
         id: `claude:${parent}/agent-nest1`,
         parent: `claude:${parent}`,
@@ -382,7 +396,7 @@ describe("linking and dedupe", () => {
         title: "Explore: survey",
       },
     ]);
-    expect(h.search("ocelot", { sessions: [parent] })).toHaveLength(3);
+    expect(h.search("ocelot", { sessions: [parent] })).toHaveLength(4);
     expect(h.search("tool output")).toHaveLength(0);
   });
 

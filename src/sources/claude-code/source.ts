@@ -85,8 +85,12 @@ function sessionFromHead(head: Buffer | undefined): string | null {
     const id = record ? (str(record["sessionId"]) ?? str(record["session_id"])) : undefined;
     if (id) return id;
   }
-  return null;
+  // A first line longer than the head (a long Task prompt): Claude Code writes sessionId before
+  // the message, so it is read from the cut line (an escaped quote would be inside a string).
+  return SESSION_KEY.exec(text)?.[1] ?? null;
 }
+
+const SESSION_KEY = /(?<!\\)"(?:sessionId|session_id)"\s*:\s*"([^"\\]{1,200})"/;
 
 function subagentTitle(file: string): string | null {
   try {
