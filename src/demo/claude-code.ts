@@ -129,7 +129,8 @@ class ClaudeSession {
         sessionId: this.sessionId,
       });
     }
-    this.out.close();
+    // Dated by its last line, as Claude Code left it: an old transcript is not being written.
+    this.out.close(this.clock);
   }
 
   private ordinal(): number {
@@ -604,7 +605,7 @@ class ClaudeSession {
     const steps = rng.range(1, 2);
     for (let i = 0; i < steps; i++) this.assistantStep(true, side);
     const report = this.assistantStep(false, side);
-    out.close();
+    out.close(this.clock);
     this.parent = savedParent;
     return report;
   }

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, utimesSync, writeSync } from "node:fs";
 import path from "node:path";
 
 /** Anything that accepts text and can be closed: a plain file, a zstd frame, or several at once. */
@@ -54,11 +54,13 @@ export class BufferedFileWriter implements TextSink {
     this.written += data.length;
   }
 
-  close(): void {
+  /** `modifiedAt` (epoch ms): the file's mtime, as if written then (a transcript's last line). */
+  close(modifiedAt?: number): void {
     if (this.closed) return;
     this.flush();
     closeSync(this.fd);
     this.closed = true;
+    if (modifiedAt !== undefined) utimesSync(this.filePath, modifiedAt / 1000, modifiedAt / 1000);
   }
 }
 
