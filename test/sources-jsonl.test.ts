@@ -495,41 +495,62 @@ describe("incremental JSONL sources", () => {
   it("merges a response still streaming when a poll reaches the end of the file into one record", async () => {
     h = await createHarness();
     const file = claudeFile(h);
-    const part = (i: number) =>
+    const part = (message: string, i: number) =>
       claudeLine({
-        uuid: `r${i}`,
+        uuid: `${message}${i}`,
         session: SESSION,
         role: "assistant",
-        text: `otter part ${i}`,
-        messageId: "msg_x",
-        requestId: "req_x",
+        text: `otter ${message} part ${i}`,
+        messageId: `msg_${message}`,
+        requestId: `req_${message}`,
         at: BASE_TIME + i,
       });
     // Written just now (by the harness clock): the file may still grow.
     const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
-    writeFileSync(file, claudeLine({ uuid: "q", session: SESSION, text: "question about otters" }) + part(0));
+    const records = (message: string) =>
+      h!.store.db
+        .prepare("SELECT record_key AS k, text FROM recall_records WHERE text LIKE ?")
+        .all(`%otter ${message} part%`) as { k: string; text: string }[];
+    const offset = () =>
+      (
+        h!.store.db.prepare("SELECT offset FROM recall_checkpoints WHERE source = 'claude-code'").get() as {
+          offset: number;
+        }
+      ).offset;
+
+    writeFileSync(
+      file,
+      claudeLine({ uuid: "q", session: SESSION, text: "question about otters" }) + part("x", 0),
+    );
     touch();
     h.index();
     // The response so far is found at once.
-    expect(
-      docs(h)
-        .filter((d) => d.body.includes("otter part"))
-        .map((d) => d.k),
-    ).toEqual(["r0"]);
+    expect(records("x").map((r) => r.k)).toEqual(["x0"]);
     h.clock.advance(5_000);
-    appendFileSync(file, part(1));
+    appendFileSync(file, part("x", 1));
     touch();
     h.clock.advance(31_000);
     h.index();
-    const merged = () => docs(h!).filter((d) => d.body.includes("otter part"));
-    expect(merged().map((d) => d.k)).toEqual(["r0"]);
-    expect(merged()[0]!.body).toContain("otter part 1");
-    // A new process reads the held lines again, and the settled file ends the response.
-    h.restart();
+    expect(records("x")).toEqual([{ k: "x0", text: "otter x part 0\notter x part 1" }]);
+    // Its lines stay held (a new process would read them again) until the file settles; then
+    // it is looked at again, unchanged, and the response ends there.
+    expect(offset()).toBeLessThan(readFileSync(file).length);
     h.clock.advance(120_000);
     h.index();
-    expect(merged().map((d) => d.k)).toEqual(["r0"]);
-    expect(h.count("SELECT count(*) FROM recall_records WHERE text LIKE '%otter part%'")).toBe(1);
+    expect(offset()).toBe(readFileSync(file).length);
+
+    // A process that stops while a response is held: the next reads its lines again.
+    appendFileSync(file, part("y", 0));
+    touch();
+    h.index();
+    h.restart();
+    h.clock.advance(5_000);
+    appendFileSync(file, part("y", 1));
+    touch();
+    h.index();
+    expect(records("y")).toEqual([{ k: "y0", text: "otter y part 0\notter y part 1" }]);
+    expect(records("x")).toHaveLength(1);
+    expect(h.search("otters")).toHaveLength(1);
   });
 
   it("merges a streamed response split across batches, even across a restart", async () => {

@@ -122,6 +122,11 @@ interface FileState {
   /** Plain files: the hash of the bytes before readEnd (head.ts tailHash), checked before reading on. */
   tail?: string | null;
   gone: boolean;
+  /**
+   * Drained at its end while it could still grow (written to within SETTLE_MS): the parser may
+   * hold records until it settles, so the file is polled again then, changed or not.
+   */
+  unsettled?: true;
   parser: unknown;
   learned?: unknown;
 }
@@ -579,6 +584,7 @@ export class JsonlFileSource implements Source {
         cp.mtime === found.mtime &&
         state.path === found.path &&
         !state.gone &&
+        !state.unsettled &&
         (isCompressed(found.path)
           ? state.complete
           : state.readEnd >= found.size && cp.offset >= state.readEnd);
@@ -662,10 +668,12 @@ export class JsonlFileSource implements Source {
       live.readEnd = replayEnd;
       live.discarding = null;
     }
+    let unsettled = false;
     if (exhausted) {
       sink.lineOffset = live.readEnd;
       sink.counting = true;
-      live.parser.drain(sink, !found || limits.now - mtime >= SETTLE_MS);
+      unsettled = found !== null && limits.now - mtime < SETTLE_MS;
+      live.parser.drain(sink, !unsettled);
     }
     live.countedEnd = Math.max(live.countedEnd, live.readEnd);
     // Read up to where decoding failed: the rest waits until the file changes.
@@ -679,8 +687,10 @@ export class JsonlFileSource implements Source {
     const offset = held !== null && held < live.readEnd ? held : live.readEnd;
     const complete = exhausted && bytes.size === live.readEnd && live.discarding === null;
     const plain = bytes instanceof FileByteSource;
+    const { unsettled: _wasUnsettled, ...previous } = live.state;
     live.state = {
-      ...live.state,
+      ...previous,
+      ...(unsettled ? { unsettled: true as const } : {}),
       tail: plain && used > 0 ? tailHash(bytes, live.readEnd) : live.state.tail,
       readEnd: live.readEnd,
       rawEnd: Math.max(live.state.rawEnd, live.readEnd),
@@ -702,7 +712,8 @@ export class JsonlFileSource implements Source {
     t.size = storedSize;
     t.mtime = mtime;
     t.ioFailures = 0;
-    t.retryAt = 0;
+    // An unsettled file is looked at again once it settles, to release what its parser holds.
+    t.retryAt = unsettled ? mtime + SETTLE_MS : 0;
     t.pending = bytes.size === null ? (exhausted ? 0 : 1) : Math.max(0, bytes.size - live.readEnd);
     if (live.state.gone && exhausted) {
       this.closeLive(t);
