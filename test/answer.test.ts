@@ -14,8 +14,9 @@ import {
   type AnswerOptions,
 } from "../src/answer/answer.js";
 import { checkCitations } from "../src/answer/citations.js";
-import { MAX_STDOUT_BYTES, runProcess } from "../src/answer/process.js";
+import { jsonLineSession, MAX_STDOUT_BYTES, runProcess } from "../src/answer/process.js";
 import { buildPrompt } from "../src/answer/prompt.js";
+import { selectProvider } from "../src/answer/select.js";
 import {
   chooseOpencodeModel,
   createOpencodeProvider,
@@ -449,6 +450,76 @@ describe("the runner", () => {
     expect(answer.error).toBe("claude took longer than the 1 s answer deadline");
     await new Promise((r) => setTimeout(r, 200));
     expect(alive(hangingGrandchild(fake)!)).toBe(false);
+  });
+
+  it("starts no further probe once the answer is cancelled or past its deadline", async () => {
+    const probed: string[] = [];
+    const caller = new AbortController();
+    const provider = (name: AnswerProviderName): AnswerProvider => ({
+      name,
+      binary: "node",
+      probe: async () => {
+        probed.push(name);
+        caller.abort(); // the deadline passes during this probe
+        return { ok: false, reason: "probe-failed", detail: "timed out" };
+      },
+      run: async () => ({ ok: false, error: "unused" }),
+    });
+    const { selected } = await selectProvider(
+      new Map([
+        ["claude", provider("claude")],
+        ["codex", provider("codex")],
+      ]),
+      {
+        env: { PATH: path.dirname(process.execPath) },
+        cwd: process.cwd(),
+        config: HistoryAnswerConfig.parse({ preference: ["claude", "codex"] }),
+        timeouts: { probeMs: 1_000, generationMs: 1_000, totalMs: 1_000 },
+        signal: caller.signal,
+      },
+    );
+    expect(selected).toBeNull();
+    expect(probed).toEqual(["claude"]);
+  });
+
+  it("keeps an answer that finished as the caller gave up", async () => {
+    const caller = new AbortController();
+    const provider: AnswerProvider = {
+      name: "claude",
+      binary: "node",
+      probe: async () => ({ ok: true, model: "haiku" }),
+      run: async () => {
+        caller.abort();
+        return { ok: true, text: "Done [message:1]." };
+      },
+    };
+    const answer = await answerFromHits(
+      "q",
+      hits(2),
+      options(
+        { preference: ["claude"] },
+        {
+          signal: caller.signal,
+          providers: new Map([["claude", provider]]),
+          env: { PATH: path.dirname(process.execPath) },
+        },
+      ),
+    );
+    expect(answer).toMatchObject({ text: "Done [message:1].", agent: "claude" });
+  });
+
+  it("a JSON-line probe given an already aborted signal ends at once without throwing", async () => {
+    const session = jsonLineSession({
+      command: process.execPath,
+      args: ["-e", "setTimeout(() => {}, 30000)"],
+      cwd: process.cwd(),
+      env: process.env,
+      timeoutMs: 20_000,
+      signal: AbortSignal.abort(),
+      messages: [],
+      done: () => false,
+    });
+    await expect(session).resolves.toMatchObject({ timedOut: true });
   });
 
   it("runs nothing for a call already cancelled", async () => {

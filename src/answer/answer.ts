@@ -115,8 +115,11 @@ export async function answerFromHits(
     } catch (error) {
       outcome = { ok: false as const, error: (error as Error).message };
     }
-    if (signal.aborted) return failed(`${provider.name} ${stopped()}`, provider.name, model);
-    if (!outcome.ok) return failed(`${provider.name} ${outcome.error}`, provider.name, model);
+    if (!outcome.ok) {
+      // A run cut short by the signal says why; an answer that finished first is kept.
+      const why = signal.aborted ? stopped() : outcome.error;
+      return failed(`${provider.name} ${why}`, provider.name, model);
+    }
     // Plain text, as returned: control characters (terminal escapes) out, then the bound, so
     // the citations checked are the ones the reader gets.
     const text = bound(stripControls(outcome.text).trim());

@@ -206,6 +206,8 @@ export function jsonLineSession(
       resolve({ lines, timedOut: false, error: (error as Error).message, code: null });
       return;
     }
+    // Declared before finish can run: a signal that has already aborted calls it at once.
+    let unsubscribe = () => {};
     const finish = (timedOut: boolean, code: number | null = null, error?: string) => {
       if (finished) return;
       finished = true;
@@ -215,7 +217,7 @@ export function jsonLineSession(
       resolve({ lines, timedOut, error, code });
     };
     const timer = setTimeout(() => finish(true), request.timeoutMs);
-    const unsubscribe = onAbort(request.signal, () => finish(true));
+    unsubscribe = onAbort(request.signal, () => finish(true));
     const send = (message: unknown) => {
       if (!child.stdin?.writable) return;
       child.stdin.write(`${JSON.stringify(message)}\n`);

@@ -19,6 +19,8 @@ export async function selectProvider(
 ): Promise<{ selected: Selected | null; skipped: (Skip & { provider: AnswerProviderName })[] }> {
   const skipped: (Skip & { provider: AnswerProviderName })[] = [];
   for (const name of base.config.preference) {
+    // Cancelled, or past the answer's deadline: no further probe starts.
+    if (base.signal.aborted) break;
     const provider = providers.get(name);
     const command = provider ? findOnPath(provider.binary, base.env) : null;
     if (!provider || !command) {
