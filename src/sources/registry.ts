@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.js";
 import { BridgeSource } from "./bridge/source.js";
 import { createClaudeSource } from "./claude-code/source.js";
 import { createCodexSource } from "./codex/source.js";
-import { dyadDatabases, DyadSource, DYAD_SOURCE } from "./dyad/source.js";
+import { DyadSource, indexedDyadDatabases } from "./dyad/source.js";
 import { createOpencodeSource } from "./opencode/source.js";
 import type { Source } from "./types.js";
 
@@ -23,11 +23,7 @@ export function createSources(env: Env, config: Config, options: CreateSourcesOp
   if (config.sources.claude) sources.push(createClaudeSource(env, line));
   if (config.sources.codex) sources.push(createCodexSource(env, line));
   if (config.sources.opencode) sources.push(createOpencodeSource(env));
-  // Dyad-shaped chat databases: Dyad's own (unless turned off) and every registered one.
-  for (const database of dyadDatabases(env, config)) {
-    if (database.name === DYAD_SOURCE && !config.sources.dyad) continue;
-    sources.push(new DyadSource(database));
-  }
+  for (const database of indexedDyadDatabases(env, config)) sources.push(new DyadSource(database));
   sources.push(new BridgeSource({ root: bridgeRoot(env, config.sources.bridgeDir) }));
   return sources;
 }

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { auditCall } from "../../audit/audit-log.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { bindChatApp } from "../../sources/dyad/apps.js";
-import { dyadDatabases } from "../../sources/dyad/source.js";
+import { indexedDyadDatabases } from "../../sources/dyad/source.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import { createGetConversationTool } from "../../tools/get-conversation.js";
 import { createSearchHistoryTool } from "../../tools/search-history.js";
@@ -46,7 +46,7 @@ export const mcpCommand: CommandModule = {
         // search_chats/read_chat are bound to the app of this server's working directory.
         const cwd = process.cwd();
         const chatTools = createStandaloneChatTools(store.db, () =>
-          bindChatApp(dyadDatabases(env, config), cwd),
+          bindChatApp(indexedDyadDatabases(env, config), cwd),
         );
         try {
           await serveStdio({

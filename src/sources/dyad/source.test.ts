@@ -9,7 +9,13 @@ import { searchHistory } from "../../search/history.js";
 import { openHistoryStore, type HistoryStore } from "../../store/history-store.js";
 import { ConfigSchema } from "../../config/schema.js";
 import { bindChatApp, serverProject } from "./apps.js";
-import { dyadDatabases, DyadSource, RANGE_IDS, RECONCILE_INTERVAL_MS } from "./source.js";
+import {
+  dyadDatabases,
+  DyadSource,
+  indexedDyadDatabases,
+  RANGE_IDS,
+  RECONCILE_INTERVAL_MS,
+} from "./source.js";
 
 describe("Dyad source (standalone, read-only)", () => {
   let cleanup = () => {};
@@ -211,6 +217,17 @@ describe("Dyad source (standalone, read-only)", () => {
     });
     expect(bindChatApp(databases, path.join(s.appsDir, "notes-app"))?.appId).toBe(s.notes);
     expect(bindChatApp(databases, s.t.dir)).toBeNull();
+  });
+
+  it("leaves Dyad's own database out of indexing and of app binding when config turns it off", () => {
+    const env = { HOME: "/home/u", XDG_CONFIG_HOME: "/home/u/.config" };
+    const on = ConfigSchema.parse({ sources: { dyadDatabases: ["/data/other.db"] } });
+    const off = ConfigSchema.parse({ sources: { dyad: false, dyadDatabases: ["/data/other.db"] } });
+    expect(indexedDyadDatabases(env, on).map((d) => d.file)).toEqual([
+      path.join("/home/u/.config", "dyad", "sqlite.db"),
+      "/data/other.db",
+    ]);
+    expect(indexedDyadDatabases(env, off).map((d) => d.file)).toEqual(["/data/other.db"]);
   });
 
   it("binds the app whose own folder holds the cwd when several apps share one git root, and none from elsewhere", async () => {

@@ -80,6 +80,11 @@ export function dyadDatabases(env: Env, config: Config): DyadDatabase[] {
   return out;
 }
 
+/** The databases indexed as sources: Dyad's own unless config turns it off, and every registered one. */
+export function indexedDyadDatabases(env: Env, config: Config): DyadDatabase[] {
+  return dyadDatabases(env, config).filter((d) => d.name !== DYAD_SOURCE || config.sources.dyad);
+}
+
 export function dyadSourceName(file: string): string {
   return `dyad-${createHash("sha256").update(file).digest("hex").slice(0, 8)}`;
 }
@@ -481,8 +486,4 @@ export class DyadSource implements Source {
     }
     if (rows.length < MAX_CHATS_PER_TICK) this.chatsDone = true;
   }
-}
-
-export function createDyadSources(env: Env, config: Config): DyadSource[] {
-  return dyadDatabases(env, config).map((d) => new DyadSource(d));
 }
