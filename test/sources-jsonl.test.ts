@@ -553,6 +553,45 @@ describe("incremental JSONL sources", () => {
     expect(h.search("otters")).toHaveLength(1);
   });
 
+  it("a repeated line behind a response still streaming neither splits nor drops it", async () => {
+    for (const restart of [false, true]) {
+      h?.close();
+      h = await createHarness();
+      const file = claudeFile(h);
+      const part = (i: number) =>
+        claudeLine({
+          uuid: `r${i}`,
+          session: SESSION,
+          role: "assistant",
+          text: `otter part ${i}`,
+          messageId: "msg_x",
+          requestId: "req_x",
+          at: BASE_TIME + i,
+        });
+      const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
+      // A copy of the response's first line (resumed sessions copy lines) follows it.
+      writeFileSync(
+        file,
+        claudeLine({ uuid: "q", session: SESSION, text: "question" }) + part(0) + part(1) + part(0),
+      );
+      touch();
+      h.index();
+      if (restart) h.restart();
+      h.clock.advance(1_000);
+      appendFileSync(file, part(2));
+      touch();
+      h.index();
+      h.clock.advance(120_000);
+      h.restart();
+      h.index();
+      const otters = docs(h).filter((d) => d.body.includes("otter part"));
+      expect(
+        otters.map((d) => [d.k, d.body]),
+        `restart ${restart}`,
+      ).toEqual([["r0", "otter part 0\notter part 1\notter part 2"]]);
+    }
+  });
+
   it("merges a streamed response split across batches, even across a restart", async () => {
     h = await createHarness();
     const file = claudeFile(h);

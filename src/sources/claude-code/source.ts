@@ -132,8 +132,11 @@ class ClaudeFileParser implements JsonlParser {
   private readonly session: string;
   /** Repeated uuids are also deduped by the index (one record and document per uuid), so a small memory suffices. */
   private readonly merger = createClaudeMerger({ maxSeenUuids: 4096 });
-  /** uuid → line offset of records pushed and not emitted yet. */
-  private readonly held = new Map<string, number>();
+  /**
+   * uuid → offsets of its lines pushed and not emitted yet, oldest first. A uuid repeated in the
+   * file (a copied line, skipped as a duplicate) has several; each line's entry leaves with it.
+   */
+  private readonly held = new Map<string, number[]>();
   /** Uuids of this file's recent turns, and summary titles whose leaf has not turned up yet (see line()). */
   private readonly recentUuids = new RecentSet(4096);
   private readonly pendingTitles: RecentMap<string>;
@@ -224,7 +227,9 @@ class ClaudeFileParser implements JsonlParser {
         }
         this.recentUuids.add(record.uuid);
         this.learn(record, sink);
-        this.held.set(record.uuid, line.offset);
+        const offsets = this.held.get(record.uuid);
+        if (offsets) offsets.push(line.offset);
+        else this.held.set(record.uuid, [line.offset]);
         for (const out of this.merger.push(record)) this.emit(out, sink);
         return;
       }
@@ -249,7 +254,8 @@ class ClaudeFileParser implements JsonlParser {
 
   heldFrom(): number | null {
     let min: number | null = null;
-    for (const offset of this.held.values()) if (min === null || offset < min) min = offset;
+    for (const offsets of this.held.values())
+      for (const offset of offsets) if (min === null || offset < min) min = offset;
     return min;
   }
 
@@ -302,16 +308,26 @@ class ClaudeFileParser implements JsonlParser {
     }
   }
 
+  /** Forgets one held line of a uuid: a record's own (the first) or a skipped repeat (the last). */
+  private release(uuid: string, which: "first" | "last"): void {
+    const offsets = this.held.get(uuid);
+    if (!offsets) return;
+    if (which === "first") offsets.shift();
+    else offsets.pop();
+    if (offsets.length === 0) this.held.delete(uuid);
+  }
+
   /** `keepHeld`: an open response emitted as it stands; its lines stay held (see drain). */
   private emit(record: ClaudeRecord, sink: JsonlSink, keepHeld = false): void {
     if (record.type === "skip") {
-      if (record.uuid) this.held.delete(record.uuid);
+      // A skipped repeat is the latest line of its uuid: the first (an open response) stays held.
+      if (record.uuid) this.release(record.uuid, "last");
       sink.skipped();
       return;
     }
     if (record.type !== "turn") return;
-    const offset = this.held.get(record.uuid) ?? null;
-    if (!keepHeld) for (const uuid of record.mergedUuids ?? [record.uuid]) this.held.delete(uuid);
+    const offset = this.held.get(record.uuid)?.[0] ?? null;
+    if (!keepHeld) for (const uuid of record.mergedUuids ?? [record.uuid]) this.release(uuid, "first");
     const at = record.at ?? this.lastAt;
     this.lastAt = at;
     const out: SourceRecord = {
