@@ -40,6 +40,18 @@ import {
 } from "./sources-lines.js";
 
 const SESSION = "5f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b";
+
+/** One line of a streamed Claude response: its content blocks share message.id and requestId. */
+const responseLine = (uuid: string, text: string, response: string, at: number) =>
+  claudeLine({
+    uuid,
+    session: SESSION,
+    role: "assistant",
+    text,
+    messageId: `msg_${response}`,
+    requestId: `req_${response}`,
+    at,
+  });
 const SESSION2 = "6a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d";
 const THREAD = "019a0000-1111-7222-8333-444455556666";
 
@@ -496,15 +508,7 @@ describe("incremental JSONL sources", () => {
     h = await createHarness();
     const file = claudeFile(h);
     const part = (message: string, i: number) =>
-      claudeLine({
-        uuid: `${message}${i}`,
-        session: SESSION,
-        role: "assistant",
-        text: `otter ${message} part ${i}`,
-        messageId: `msg_${message}`,
-        requestId: `req_${message}`,
-        at: BASE_TIME + i,
-      });
+      responseLine(`${message}${i}`, `otter ${message} part ${i}`, message, BASE_TIME + i);
     // Written just now (by the harness clock): the file may still grow.
     const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
     const records = (message: string) =>
@@ -558,16 +562,7 @@ describe("incremental JSONL sources", () => {
       h?.close();
       h = await createHarness();
       const file = claudeFile(h);
-      const part = (i: number) =>
-        claudeLine({
-          uuid: `r${i}`,
-          session: SESSION,
-          role: "assistant",
-          text: `otter part ${i}`,
-          messageId: "msg_x",
-          requestId: "req_x",
-          at: BASE_TIME + i,
-        });
+      const part = (i: number) => responseLine(`r${i}`, `otter part ${i}`, "x", BASE_TIME + i);
       const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
       // A copy of the response's first line (resumed sessions copy lines) follows it.
       writeFileSync(
@@ -597,18 +592,7 @@ describe("incremental JSONL sources", () => {
     const file = claudeFile(h);
     writeFileSync(file, claudeLine({ uuid: "q", session: SESSION, text: "question about otters" }));
     for (let i = 0; i < 3; i++) {
-      appendFileSync(
-        file,
-        claudeLine({
-          uuid: `r${i}`,
-          session: SESSION,
-          role: "assistant",
-          text: `otter part ${i}`,
-          messageId: "msg_x",
-          requestId: "req_x",
-          at: BASE_TIME + i,
-        }),
-      );
+      appendFileSync(file, responseLine(`r${i}`, `otter part ${i}`, "x", BASE_TIME + i));
     }
     appendFileSync(
       file,
