@@ -587,6 +587,84 @@ describe("incremental JSONL sources", () => {
     }
   });
 
+  it("a held response keeps what its file taught, dates all its lines' bytes, and settles a future mtime", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    const touch = (at = h!.clock.now()) => utimesSync(file, new Date(at), new Date(at));
+    // A summary titles the conversation once its leaf turns up, after a restart while held.
+    const summary = `${JSON.stringify({ type: "summary", summary: "Capybara migration plan", leafUuid: "leaf1" })}\n`;
+    writeFileSync(
+      file,
+      summary +
+        claudeLine({ uuid: "q", session: SESSION, text: "question", at: BASE_TIME }) +
+        responseLine("r0", "secret part zero", "m", BASE_TIME + 1_000),
+    );
+    touch();
+    h.index();
+    h.restart();
+    h.clock.advance(1_000);
+    appendFileSync(
+      file,
+      responseLine("r1", "secret part one", "m", BASE_TIME + 2_000) +
+        claudeLine({ uuid: "leaf1", session: SESSION, text: "the leaf", at: BASE_TIME + 3_000 }),
+    );
+    touch();
+    h.index();
+    const title = h.store.db
+      .prepare("SELECT title FROM recall_conversations WHERE id = ?")
+      .get(`claude:${SESSION}`);
+    expect(title).toEqual({ title: "Capybara migration plan" });
+    // Every chunk holding the response's lines has its time: forgetting that time erases them.
+    h.clock.advance(61_000);
+    h.index();
+    forget(h.store.db, { since: BASE_TIME + 500, until: BASE_TIME + 2_500 }, h.clock.now());
+    const raw = (
+      h.store.db.prepare("SELECT data, codec FROM recall_raw_chunks").all() as {
+        data: Buffer;
+        codec: string;
+      }[]
+    )
+      .map((r) => decompressRaw(r.data, r.codec).toString())
+      .join("");
+    expect(raw).not.toContain("secret part");
+
+    // A file dated a year ahead (a wrong clock) is not held open for a year.
+    const other = claudeFile(h, SESSION2);
+    writeFileSync(other, responseLine("f0", "future part zero", "f", BASE_TIME));
+    utimesSync(other, new Date(h.clock.now() + 365 * 86_400_000), new Date(h.clock.now() + 365 * 86_400_000));
+    h.clock.advance(31_000); // the next discovery
+    h.index();
+    const offset = h.store.db
+      .prepare("SELECT offset FROM recall_checkpoints WHERE source = 'claude-code' AND key LIKE ?")
+      .get(`%${SESSION2}%`) as { offset: number };
+    expect(offset.offset).toBe(readFileSync(other).length);
+  });
+
+  it("a file deleted while a response is held, its first lines pruned by retention, is not read twice", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
+    // Varied text, so brotli cannot shrink the chunks below the retention bound.
+    const words = (i: number) =>
+      Array.from({ length: 150 }, (_, k) => ((i * 7919 + k * 104729) % 1e6).toString(36)).join(" ");
+    const part = (i: number) => responseLine(`r${i}`, `wapiti part ${i} ${words(i)}`, "m", BASE_TIME + i);
+    writeFileSync(file, claudeLine({ uuid: "q", session: SESSION, text: "question" }) + part(0));
+    touch();
+    const retention = { rawMaxBytesPerSource: 2_500 };
+    h.index(retention);
+    for (let i = 1; i < 4; i++) {
+      h.clock.advance(1_000);
+      appendFileSync(file, part(i));
+      touch();
+      h.index(retention);
+    }
+    h.restart();
+    rmSync(file);
+    h.clock.advance(61_000);
+    h.index(retention);
+    expect(h.count("SELECT count(*) FROM recall_documents WHERE body LIKE '%wapiti part 3%'")).toBe(1);
+  });
+
   it("merges a streamed response split across batches, even across a restart", async () => {
     h = await createHarness();
     const file = claudeFile(h);

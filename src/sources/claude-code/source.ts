@@ -327,9 +327,11 @@ class ClaudeFileParser implements JsonlParser {
     }
     if (record.type !== "turn") return;
     const offset = this.held.get(record.uuid)?.[0] ?? null;
-    if (!keepHeld) for (const uuid of record.mergedUuids ?? [record.uuid]) this.release(uuid, "first");
     const at = record.at ?? this.lastAt;
     this.lastAt = at;
+    const lines = record.mergedUuids ?? [record.uuid];
+    const later = lines.length > 1 ? lines.map((uuid) => this.held.get(uuid)?.[0]) : [];
+    if (!keepHeld) for (const uuid of lines) this.release(uuid, "first");
     const out: SourceRecord = {
       sourceKey: record.uuid,
       hitId: `transcript:${CLAUDE_AGENT}:${this.session}:${record.uuid}`,
@@ -346,6 +348,7 @@ class ClaudeFileParser implements JsonlParser {
       branch: record.gitBranch ?? null,
     };
     sink.record(out);
+    for (const line of later) if (line !== undefined) sink.lineOf(line, at);
   }
 }
 
@@ -365,6 +368,8 @@ export function createClaudeSource(env: Env, options: ClaudeSourceOptions = {}):
     rule: claudeWalkRule,
     identify: (file) => (classifyClaudePath(file) ? { key: file, priority: 0 } : null),
     needsHead: (file) => classifyClaudePath(file)?.kind === "flat-subagent",
+    // Pending summary titles and a flat subagent's session: re-reading held lines adds neither twice.
+    snapshotSurvivesReread: true,
     createParser: (context, state) => new ClaudeFileParser(context, state, resolver),
     ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
   });

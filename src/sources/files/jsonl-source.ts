@@ -44,6 +44,11 @@ export interface JsonlSink {
   titleClaim(claim: TitleClaim): void;
   skipped(count?: number): void;
   malformed(count?: number): void;
+  /**
+   * Another line of a record just given to `record` (a merged response's later lines): its raw
+   * chunk gets the record's time, so `recall forget --since/--until` finds those bytes too.
+   */
+  lineOf(offset: number, at: number): void;
 }
 
 /**
@@ -99,6 +104,11 @@ export interface JsonlSourceSpec {
   createParser(context: ParserContext, state: unknown, offset: number): JsonlParser;
   /** Whether a parser for this path needs the content's first bytes (to learn its session). */
   needsHead?(path: string): boolean;
+  /**
+   * The parser's snapshot stays true when reading resumes before the read end (held lines read
+   * again): it holds nothing those lines would add twice. Otherwise it is dropped then.
+   */
+  snapshotSurvivesReread?: boolean;
   maxLineBytes?: number;
 }
 
@@ -553,8 +563,10 @@ export class JsonlFileSource implements Source {
       live.state.gone = true;
       replayEnd = extent.end;
       if (live.readEnd < extent.start) {
-        // The oldest chunks were pruned by the retention bound: replay what is left.
-        live.readEnd = extent.start;
+        // The oldest chunks were pruned by the retention bound: replay what is left, unless
+        // every byte was read once already (only held lines remain, their start pruned, and
+        // their record was emitted as it stood): from their middle they would make a second one.
+        live.readEnd = sameEpoch && state!.readEnd >= extent.end ? extent.end : extent.start;
         live.discarding = null;
       }
     } else {
@@ -672,7 +684,8 @@ export class JsonlFileSource implements Source {
     if (exhausted) {
       sink.lineOffset = live.readEnd;
       sink.counting = true;
-      unsettled = found !== null && limits.now - mtime < SETTLE_MS;
+      // A clock set wrong can date a file in the future: past SETTLE_MS ahead it counts as settled.
+      unsettled = found !== null && Math.abs(limits.now - mtime) < SETTLE_MS;
       live.parser.drain(sink, !unsettled);
     }
     live.countedEnd = Math.max(live.countedEnd, live.readEnd);
@@ -748,7 +761,7 @@ export class JsonlFileSource implements Source {
       if (state.learned !== undefined) context.learned = state.learned;
       const parser = this.spec.createParser(
         context,
-        cp.offset === state.readEnd ? state.parser : null,
+        cp.offset === state.readEnd || this.spec.snapshotSurvivesReread ? state.parser : null,
         cp.offset,
       );
       return {
@@ -850,6 +863,9 @@ export class JsonlFileSource implements Source {
       },
       skipped(count = 1) {
         if (sink.counting) batch.counters.skipped += count;
+      },
+      lineOf(offset, at) {
+        sink.times.push({ offset, at });
       },
       malformed(count = 1) {
         if (sink.counting) batch.counters.malformed += count;
