@@ -98,6 +98,8 @@ function toMessage(row: DyadPageRow): ReadChatMessage {
 export function fitReadOutput(
   output: ReadChatOutput,
   targetId: number | null,
+  /** The messages just before an offset (up to the default limit), oldest first: the previous page. */
+  precedingOf: (start: number) => readonly ReadChatMessage[],
   budget = READ_CHAT_BUDGET_BYTES,
 ): ReadChatOutput {
   const fitted = { ...output, messages: [...output.messages] };
@@ -125,10 +127,10 @@ export function fitReadOutput(
   const end = fitted.offset + fitted.messages.length;
   // An offset past the end continues with the chat's last page, not another empty one.
   const start = Math.min(fitted.offset, fitted.chat.total_messages);
-  fitted.continuation = {
-    previous_offset: fitted.has_more_before ? Math.max(0, start - READ_CHAT_DEFAULTS.limit) : null,
-    next_offset: fitted.has_more_after ? end : null,
-  };
+  fitted.continuation = { previous_offset: null, next_offset: fitted.has_more_after ? end : null };
+  if (fitted.has_more_before) {
+    fitted.continuation.previous_offset = previousPageOffset(fitted, precedingOf(start), budget);
+  }
   return fitted;
 }
 
@@ -235,13 +237,11 @@ export function createReadChatTool(db: Db): ToolDefinition<typeof ReadChatInput>
           archival_content: true,
         },
         targetId,
+        (start) => {
+          const back = Math.min(start, READ_CHAT_DEFAULTS.limit);
+          return chatPage(db, scope, start - back, back).map(toMessage);
+        },
       );
-      if (output.continuation.previous_offset !== null) {
-        const start = Math.min(output.offset, chat.totalMessages);
-        const back = Math.min(start, READ_CHAT_DEFAULTS.limit);
-        const preceding = chatPage(db, scope, start - back, back).map(toMessage);
-        output.continuation.previous_offset = previousPageOffset(output, preceding);
-      }
       ctx.onCard?.(readChatCard(output));
       return JSON.stringify(output);
     },
