@@ -687,6 +687,40 @@ describe("incremental JSONL sources", () => {
     expect(docs(h).map((d) => d.k)).toEqual(["q", "r0", "q2"]);
   });
 
+  it("keys a Codex prompt read apart from its event twin as one read keys it, so a rebuild adds no copy", async () => {
+    h = await createHarness();
+    const dir = path.join(codexSessions(h.home), "2026", "06", "05");
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `rollout-2026-06-05T09-00-00-${THREAD}.jsonl`);
+    const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
+    const [item, event] = codexUserTurn(THREAD, "first kestrel question", BASE_TIME, "u0").split(/(?<=\n)/);
+    // A poll lands between the prompt's response_item line and its event twin, still being written.
+    writeFileSync(file, codexMeta(THREAD) + codexTurnContext() + item);
+    touch();
+    h.index();
+    h.clock.advance(1_000);
+    appendFileSync(file, event! + codexAgentTurn(THREAD, "kestrel answer", BASE_TIME + 5, "a0"));
+    touch();
+    h.index();
+    h.clock.advance(61_000);
+    h.index();
+    const keys = () =>
+      (
+        h!.store.db
+          .prepare("SELECT record_key FROM recall_records WHERE conversation = ? ORDER BY record_key")
+          .all(`codex:${THREAD}`) as { record_key: string }[]
+      ).map((r) => r.record_key);
+    const live = keys();
+    expect(live).toHaveLength(2);
+    expect(h.search("kestrel")).toHaveLength(2);
+    // A rebuild reads the file in one go: the same keys, so no record is left over as a copy.
+    resetDerived(h.store.db, ["codex"]);
+    h.restart();
+    h.index();
+    expect(keys()).toEqual(live);
+    expect(h.search("kestrel")).toHaveLength(2);
+  });
+
   it("indexes a Codex .jsonl.zst beside its .jsonl twin once, and follows it when the plain file goes", async () => {
     h = await createHarness();
     const dir = path.join(codexSessions(h.home), "2026", "06", "01");

@@ -148,7 +148,13 @@ class CodexFileParser implements JsonlParser {
     if (own === 0 || onlyContext) this.candidate = { offset: line.offset, index: ownTurns };
   }
 
-  drain(sink: JsonlSink): void {
+  /**
+   * A message held for its event twin stays held (in the snapshot) while the file may still
+   * grow: released now it would be keyed by its response_item line, where a read that finds
+   * the twin keys it by the event line, and a rebuild would then write the message twice.
+   */
+  drain(sink: JsonlSink, settled: boolean): void {
+    if (!settled) return;
     for (const record of this.parser.flush()) {
       if (record.type !== "turn") continue;
       const origin = this.candidate ?? { offset: 0, index: 1000 };
