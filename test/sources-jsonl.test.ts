@@ -24,7 +24,7 @@ import { decompressRaw } from "../src/indexer/raw-codec.js";
 import { JsonlFileSource } from "../src/sources/files/jsonl-source.js";
 import { IO_RETRY_FIRST_MS } from "../src/sources/shared/io-retry.js";
 import { forget } from "../src/indexer/forget.js";
-import { resetDerived } from "../src/indexer/rebuild.js";
+import { resetCursors, resetDerived } from "../src/indexer/rebuild.js";
 import { runCli } from "./helpers/cli.js";
 import { failReads } from "./helpers/failing-reads.js";
 import { claudeProjects, codexSessions, createHarness, type Harness } from "./sources-harness.js";
@@ -685,6 +685,69 @@ describe("incremental JSONL sources", () => {
     expect(merged[0]!.k).toBe("r0");
     expect(merged[0]!.body).toContain("otter part 2");
     expect(docs(h).map((d) => d.k)).toEqual(["q", "r0", "q2"]);
+  });
+
+  it("a re-read removes what older readers wrote under a merged message's other lines", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(
+      file,
+      claudeLine({ uuid: "q", session: SESSION, text: "question about otters", at: BASE_TIME }) +
+        responseLine("r0", "otter part zero", "x", BASE_TIME + 1) +
+        responseLine("r1", "otter part one", "x", BASE_TIME + 2),
+    );
+    const dir = path.join(codexSessions(h.home), "2026", "06", "06");
+    mkdirSync(dir, { recursive: true });
+    const rollout = path.join(dir, `rollout-2026-06-06T09-00-00-${THREAD}.jsonl`);
+    const head = codexMeta(THREAD) + codexTurnContext();
+    writeFileSync(rollout, head + codexUserTurn(THREAD, "first kestrel question", BASE_TIME, "u0"));
+    h.index();
+    // What readers before the fixes left: the response's second line and the prompt's
+    // response_item copy as records (and documents) of their own.
+    const db = h.store.db;
+    const legacy = [
+      { conversation: `claude:${SESSION}`, source: "claude-code", key: "r1", text: "otter part one" },
+      {
+        conversation: `codex:${THREAD}`,
+        source: "codex",
+        key: `${THREAD}:${Buffer.byteLength(head)}`,
+        text: "first kestrel question",
+      },
+    ];
+    for (const [i, l] of legacy.entries()) {
+      db.prepare(
+        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+         VALUES (?, ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
+      ).run(l.conversation, 100 + i, l.key, BASE_TIME, `legacy:${i}`, l.text);
+      db.prepare(
+        `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, conversation, role, body,
+           projection_version) VALUES (?, ?, ?, 'transcript', 'x', ?, ?, 'assistant', ?, 1)`,
+      ).run(l.source, l.key, `legacy:${i}`, BASE_TIME, l.conversation, l.text);
+    }
+    expect(h.search("otter one")).toHaveLength(2);
+    expect(h.search("kestrel")).toHaveLength(2);
+    const records = () => h!.count("SELECT count(*) FROM recall_records");
+    expect(records()).toBe(5);
+    // Re-read from the start, documents kept (their FTS rows go with them) …
+    resetCursors(db, ["claude-code", "codex"]);
+    h.restart();
+    h.index();
+    expect(records()).toBe(3);
+    expect(h.search("otter one")).toHaveLength(1);
+    expect(h.search("kestrel")).toHaveLength(1);
+    expect(h.count("SELECT count(*) FROM recall_fts WHERE recall_fts MATCH 'kestrel OR otter'")).toBe(2);
+    // … and in a rebuild.
+    for (const [i, l] of legacy.entries()) {
+      db.prepare(
+        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+         VALUES (?, ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
+      ).run(l.conversation, 200 + i, l.key, BASE_TIME, `legacy:${i}`, l.text);
+    }
+    resetDerived(db, ["claude-code", "codex"]);
+    h.restart();
+    h.index();
+    expect(records()).toBe(3);
+    expect(h.search("otter one")).toHaveLength(1);
   });
 
   it("keys a Codex prompt read apart from its event twin as one read keys it, so a rebuild adds no copy", async () => {

@@ -111,6 +111,7 @@ const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
 const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
 const DELETE_RECORD = `DELETE FROM recall_records WHERE conversation = ? AND record_key = ?`;
+const DELETE_RECORD_ID = `DELETE FROM recall_records WHERE id = ?`;
 const DELETE_SOURCE_DOCUMENT = `DELETE FROM recall_documents WHERE source = ? AND source_key = ? AND conversation = ?`;
 const HAS_RECORDS = `SELECT 1 FROM recall_records WHERE conversation = ? LIMIT 1`;
 const DELETE_CONVERSATION = `DELETE FROM recall_conversations WHERE id = ? AND source = ?`;
@@ -381,6 +382,30 @@ function removeDeleted(
 }
 
 /**
+ * Records (and their documents) written under keys a merged record now covers. A conversation
+ * new in this batch has only the keys in `fresh`, so a first load does no lookups here.
+ */
+function removeSuperseded(
+  db: Db,
+  conv: ConversationRef,
+  keys: readonly string[],
+  fresh: Set<string> | null,
+  fts: boolean,
+): void {
+  for (const key of keys) {
+    if (fresh && !fresh.has(key)) continue;
+    const stale = statement(db, FIND_RECORD).get(conv.id, key) as { id: number } | undefined;
+    if (!stale) continue;
+    statement(db, DELETE_RECORD_ID).run(stale.id);
+    fresh?.delete(key);
+    const doc = findDocument(db, conv.source, key);
+    if (!doc || doc.conversation !== conv.id) continue;
+    if (fts) flushFtsRow(db, doc.id); // its trigger deletes the FTS row, which must exist by then
+    statement(db, DELETE_DOCUMENT).run(doc.id);
+  }
+}
+
+/**
  * A chat renamed in its app (or its app moved): its documents carry the chat title (searched,
  * weighted above the body) and the project, so they follow. Only chats: a transcript's title
  * lines never rewrite documents already written.
@@ -494,6 +519,7 @@ function writeRecord(
     write.next += 1;
     write.fresh?.add(key);
   }
+  if (record.supersedes) removeSuperseded(db, conv, record.supersedes, write.fresh, fts);
 
   const doc = findDocument(db, conv.source, key);
   if (doc && doc.conversation !== conv.id) return false; // the first conversation keeps it

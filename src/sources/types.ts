@@ -56,6 +56,13 @@ export interface SourceRecord {
    * (a bridge message's sender and every recipient: a broadcast stays one document).
    */
   participants?: string[];
+  /**
+   * Keys in this conversation whose lines this record now holds (a merged Claude response's
+   * later lines; the response_item copy of a Codex message read with its event copy). A record
+   * an older reader wrote under one of them, splitting the message, is removed when this one is
+   * written, so a rebuild leaves the message once.
+   */
+  supersedes?: string[];
 }
 
 export interface SourceCheckpoint {

@@ -346,6 +346,7 @@ class ClaudeFileParser implements JsonlParser {
       run: null,
       model: record.model ?? null,
       branch: record.gitBranch ?? null,
+      ...(lines.length > 1 ? { supersedes: lines.filter((uuid) => uuid !== record.uuid) } : {}),
     };
     sink.record(out);
     for (const line of later) if (line !== undefined) sink.lineOf(line, at);

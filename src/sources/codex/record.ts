@@ -113,6 +113,8 @@ export interface CodexTurnRecord {
   turn: TranscriptTurn;
   /** Inside a fork's possible replay: hold until a `replay` verdict (see "Fork replay"). */
   provisional?: true;
+  /** An event copy that replaced the held response_item copy of the same message. */
+  replacesHeld?: true;
 }
 
 export interface CodexMetaRecord {
@@ -325,7 +327,7 @@ export function createCodexRolloutParser(
     if (pending && pending.kind === kind && pending.normalized === normalized) {
       state.pending = null;
       countSkip("duplicate-layer");
-      return [record];
+      return [{ ...record, replacesHeld: true }];
     }
     if (released[kind].delete(normalized)) return emit([countSkip("duplicate-layer")]);
     return emit([record]);

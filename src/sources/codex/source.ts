@@ -70,6 +70,7 @@ interface HeldRecord {
   record: CodexTurnRecord | CodexTitleRecord;
   offset: number;
   index: number;
+  supersedes?: string;
 }
 
 interface CodexSnapshot {
@@ -175,20 +176,24 @@ class CodexFileParser implements JsonlParser {
     } satisfies CodexSnapshot;
   }
 
-  /** A turn or title record, held while provisional (a fork's possible replay). */
+  /**
+   * A turn or title record, held while provisional (a fork's possible replay). `supersedes`:
+   * the key its response_item copy got from a reader that released that copy on its own.
+   */
   private deliver(
     record: CodexTurnRecord | CodexTitleRecord,
     offset: number,
     index: number,
     sink: JsonlSink,
+    supersedes?: string,
   ): void {
     if (record.provisional) {
-      this.held.push({ record, offset, index });
+      this.held.push({ record, offset, index, ...(supersedes ? { supersedes } : {}) });
       if (this.held.length > MAX_HELD_RECORDS) this.release(this.held.shift()!, sink);
       return;
     }
     if (record.type === "title") this.title(record.title, sink);
-    else this.emit(record, offset, index, sink);
+    else this.emit(record, offset, index, sink, supersedes);
   }
 
   private verdict(verdict: "parent" | "own", sink: JsonlSink): void {
@@ -204,7 +209,7 @@ class CodexFileParser implements JsonlParser {
   /** A held record delivered as the fork's own. */
   private release(held: HeldRecord, sink: JsonlSink): void {
     const { provisional: _provisional, ...kept } = held.record;
-    this.deliver(kept, held.offset, held.index, sink);
+    this.deliver(kept, held.offset, held.index, sink, held.supersedes);
   }
 
   private title(title: string, sink: JsonlSink): void {
@@ -222,9 +227,14 @@ class CodexFileParser implements JsonlParser {
         this.applyMeta(record.meta, sink);
         return;
       case "title":
-      case "turn":
         this.deliver(record, offset, index, sink);
         return;
+      case "turn": {
+        // The held copy came from the candidate line: the key a release would have given it.
+        const held = record.replacesHeld && this.candidate ? this.candidate : null;
+        this.deliver(record, offset, index, sink, held ? keyOf(held.offset, held.index) : undefined);
+        return;
+      }
       case "replay":
         return; // handled in line()
     }
@@ -253,7 +263,13 @@ class CodexFileParser implements JsonlParser {
     sink.conversation(this.conversation);
   }
 
-  private emit(record: CodexTurnRecord, offset: number, index: number, sink: JsonlSink): void {
+  private emit(
+    record: CodexTurnRecord,
+    offset: number,
+    index: number,
+    sink: JsonlSink,
+    supersedes?: string,
+  ): void {
     const change: Partial<ConversationRef> = {};
     if (record.model && record.model !== this.conversation.model) change.model = record.model;
     if (!this.metaSeen && this.conversation.project === null && record.cwd) {
@@ -262,7 +278,7 @@ class CodexFileParser implements JsonlParser {
     if (Object.keys(change).length > 0) this.update(sink, change);
     const at = record.at ?? this.lastAt;
     this.lastAt = at;
-    const key = index === 0 ? String(offset) : `${offset}.${index}`;
+    const key = keyOf(offset, index);
     const out: SourceRecord = {
       sourceKey: `${this.thread}:${key}`,
       hitId: `transcript:${CODEX_AGENT}:${this.thread}:${key}`,
@@ -277,9 +293,15 @@ class CodexFileParser implements JsonlParser {
       run: null,
       model: record.model ?? null,
       branch: this.conversation.branch ?? null,
+      ...(supersedes ? { supersedes: [`${this.thread}:${supersedes}`] } : {}),
     };
     sink.record(out);
   }
+}
+
+/** A record's key within its thread: its line's offset, and its place among that line's records. */
+function keyOf(offset: number, index: number): string {
+  return index === 0 ? String(offset) : `${offset}.${index}`;
 }
 
 /** A user/assistant message from the response layer: the parser only ever emits these after holding them. */
