@@ -784,6 +784,85 @@ describe("incremental JSONL sources", () => {
     expect(h.search("kestrel")).toHaveLength(2);
   });
 
+  it("a Codex message held for its event twin is released after a restart, and after the file's deletion", async () => {
+    const heldRollout = (harness: Harness, thread: string) => {
+      const dir = path.join(codexSessions(harness.home), "2026", "06", "07");
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `rollout-2026-06-07T09-00-00-${thread}.jsonl`);
+      const [item] = codexUserTurn(thread, `lonely heron ${thread}`, BASE_TIME, "u0").split(/(?<=\n)/);
+      writeFileSync(file, codexMeta(thread) + codexTurnContext() + item);
+      const at = new Date(harness.clock.now());
+      utimesSync(file, at, at); // written just now: it may still get its twin
+      return file;
+    };
+    const found = (thread: string) => h!.search(`heron ${thread.replace(/-/g, " ")}`).length;
+    // A new process (a one-shot `recall index`) looks at it again once it settles.
+    h = await createHarness();
+    heldRollout(h, THREAD);
+    h.index();
+    expect(found(THREAD)).toBe(0);
+    h.restart();
+    h.clock.advance(61_000);
+    h.index();
+    expect(found(THREAD)).toBe(1);
+    h.close();
+
+    // Deleted while held: the retained bytes' parser drains it; with none retained, the snapshot's.
+    for (const retention of [null, 1]) {
+      h = await createHarness();
+      const file = heldRollout(h, THREAD);
+      h.index({ rawMaxBytesPerSource: retention });
+      rmSync(file);
+      h.clock.advance(61_000);
+      h.index({ rawMaxBytesPerSource: retention });
+      expect(found(THREAD), `retention ${retention}`).toBe(1);
+      if (retention === 1) expect(h.count("SELECT count(*) FROM recall_raw_chunks")).toBe(0);
+      h.close();
+    }
+    h = null;
+  });
+
+  it("a merged response whose first line another conversation keeps leaves its later lines' documents", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-nonexistent-recall-test-proj");
+    mkdirSync(dir, { recursive: true });
+    const line = (uuid: string, session: string, text: string, at: number, response?: string) =>
+      claudeLine({
+        uuid,
+        session,
+        text,
+        at,
+        ...(response
+          ? { role: "assistant" as const, messageId: `msg_${response}`, requestId: `req_${response}` }
+          : {}),
+      });
+    // SESSION holds a copy of the response's first line only (a fork taken while it streamed).
+    writeFileSync(
+      path.join(dir, `${SESSION}.jsonl`),
+      line("q", SESSION, "question about otters", BASE_TIME) +
+        line("r0", SESSION, "otter part zero", BASE_TIME + 1, "x"),
+    );
+    h.index();
+    const other = path.join(dir, `${SESSION2}.jsonl`);
+    const old = new Date(BASE_TIME);
+    writeFileSync(
+      other,
+      line("q", SESSION2, "question about otters", BASE_TIME) +
+        line("r0", SESSION2, "otter part zero", BASE_TIME + 1, "x"),
+    );
+    utimesSync(other, old, old);
+    h.clock.advance(31_000);
+    h.index();
+    appendFileSync(other, line("r1", SESSION2, "otter part one gannet", BASE_TIME + 2, "x"));
+    utimesSync(other, old, old);
+    h.index();
+    expect(h.search("gannet")).toHaveLength(1);
+    resetCursors(h.store.db, ["claude-code"]);
+    h.restart();
+    h.index();
+    expect(h.search("gannet")).toHaveLength(1);
+  });
+
   it("indexes a Codex .jsonl.zst beside its .jsonl twin once, and follows it when the plain file goes", async () => {
     h = await createHarness();
     const dir = path.join(codexSessions(h.home), "2026", "06", "01");

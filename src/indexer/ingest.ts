@@ -519,10 +519,12 @@ function writeRecord(
     write.next += 1;
     write.fresh?.add(key);
   }
-  if (record.supersedes) removeSuperseded(db, conv, record.supersedes, write.fresh, fts);
 
   const doc = findDocument(db, conv.source, key);
   if (doc && doc.conversation !== conv.id) return false; // the first conversation keeps it
+  // Not past the check above: a copy whose first line another conversation keeps writes no
+  // document of its own, so its later lines' documents are the only ones holding their text.
+  if (record.supersedes) removeSuperseded(db, conv, record.supersedes, write.fresh, fts);
   // A document inserted earlier gets its FTS row before a trigger deletes or rewrites it.
   if (doc && fts) flushFtsRow(db, doc.id);
   if (!projected.search.indexable) {

@@ -319,11 +319,12 @@ export class JsonlFileSource implements Source {
         this.setGone(t, state.gone);
         t.size = cp?.size ?? null;
         t.mtime = cp?.mtime ?? null;
-        // A file the last process had not finished (or held lines in) is read on first.
+        // A file the last process had not finished (or held lines in, or whose parser holds a
+        // record until the file settles) is read on first.
         const unfinished = isCompressed(state.path)
           ? !state.complete
           : state.readEnd < (cp?.size ?? 0) || (cp?.offset ?? 0) < state.readEnd;
-        if (unfinished && !state.gone) this.backlog.add(key);
+        if ((unfinished || state.unsettled) && !state.gone) this.backlog.add(key);
       }
     }
     for (const file of view.retainedFiles(this.name)) {
@@ -529,9 +530,13 @@ export class JsonlFileSource implements Source {
       // The CLI deleted the file. Its records stay. Bytes retained but not parsed yet (after a
       // rebuild, or lines held at the deletion) are replayed from the retained chunks.
       const rawFile = state?.rawFile ?? [...t.candidates.keys()][0] ?? t.key;
-      const extent = view.retainedExtent(this.name, rawFile, 0);
+      // A parser that kept a record until its file settled (the snapshot) drains it now.
+      const holding = state?.unsettled === true && cp !== undefined;
+      const extent =
+        view.retainedExtent(this.name, rawFile, 0) ??
+        (holding ? { epoch: state.epoch, start: cp.offset, end: cp.offset } : null);
       const sameEpoch = state !== null && cp !== undefined && extent !== null && state.epoch === extent.epoch;
-      if (!extent || (sameEpoch && cp!.offset >= extent.end && !live?.parser.heldFrom())) {
+      if (!extent || (sameEpoch && cp!.offset >= extent.end && !live?.parser.heldFrom() && !holding)) {
         if (state && cp && !state.gone) {
           batch.checkpoints.push({ ...cp, state: JSON.stringify({ ...state, gone: true }) });
         }
