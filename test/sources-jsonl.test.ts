@@ -75,6 +75,12 @@ describe("incremental JSONL sources", () => {
     mkdirSync(dir, { recursive: true });
     return path.join(dir, `${session}.jsonl`);
   };
+  /** Where Codex writes a thread's rollout on 2026-06-<day>. */
+  const codexRollout = (harness: Harness, day: string, thread = THREAD) => {
+    const dir = path.join(codexSessions(harness.home), "2026", "06", day);
+    mkdirSync(dir, { recursive: true });
+    return path.join(dir, `rollout-2026-06-${day}T09-00-00-${thread}.jsonl`);
+  };
   const docs = (harness: Harness) =>
     harness.store.db.prepare("SELECT source_key AS k, body FROM recall_documents ORDER BY id").all() as {
       k: string;
@@ -696,9 +702,7 @@ describe("incremental JSONL sources", () => {
         responseLine("r0", "otter part zero", "x", BASE_TIME + 1) +
         responseLine("r1", "otter part one", "x", BASE_TIME + 2),
     );
-    const dir = path.join(codexSessions(h.home), "2026", "06", "06");
-    mkdirSync(dir, { recursive: true });
-    const rollout = path.join(dir, `rollout-2026-06-06T09-00-00-${THREAD}.jsonl`);
+    const rollout = codexRollout(h, "06");
     const head = codexMeta(THREAD) + codexTurnContext();
     writeFileSync(rollout, head + codexUserTurn(THREAD, "first kestrel question", BASE_TIME, "u0"));
     h.index();
@@ -752,9 +756,7 @@ describe("incremental JSONL sources", () => {
 
   it("keys a Codex prompt read apart from its event twin as one read keys it, so a rebuild adds no copy", async () => {
     h = await createHarness();
-    const dir = path.join(codexSessions(h.home), "2026", "06", "05");
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `rollout-2026-06-05T09-00-00-${THREAD}.jsonl`);
+    const file = codexRollout(h, "05");
     const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
     const [item, event] = codexUserTurn(THREAD, "first kestrel question", BASE_TIME, "u0").split(/(?<=\n)/);
     // A poll lands between the prompt's response_item line and its event twin, still being written.
@@ -786,9 +788,7 @@ describe("incremental JSONL sources", () => {
 
   it("a Codex message held for its event twin is released after a restart, and after the file's deletion", async () => {
     const heldRollout = (harness: Harness, thread: string) => {
-      const dir = path.join(codexSessions(harness.home), "2026", "06", "07");
-      mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, `rollout-2026-06-07T09-00-00-${thread}.jsonl`);
+      const file = codexRollout(harness, "07", thread);
       const [item] = codexUserTurn(thread, `lonely heron ${thread}`, BASE_TIME, "u0").split(/(?<=\n)/);
       writeFileSync(file, codexMeta(thread) + codexTurnContext() + item);
       const at = new Date(harness.clock.now());
