@@ -7,6 +7,7 @@ import { ConfigSchema } from "../config/schema.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { searchHistory } from "../search/history.js";
 import { createSources } from "../sources/registry.js";
+import { READERS_VERSION } from "../sources/version.js";
 import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store/coverage-row.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
@@ -159,6 +160,49 @@ describe("index worker", () => {
         : undefined,
     );
     expect(searchHistory(db, "fts5", "leak", {}, 5).hits).toHaveLength(0);
+    expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+  });
+
+  it("re-reads the sources once when an older reader wrote the records, removing what it split", async () => {
+    const { file, db, make } = await setup();
+    const response = (uuid: string, text: string, at: number) =>
+      claudeLine({
+        uuid,
+        session: SESSION,
+        role: "assistant",
+        text,
+        messageId: "msg_r",
+        requestId: "req_r",
+        at,
+      });
+    appendFileSync(
+      file,
+      response("r0", "heron part zero", BASE_TIME + 100) + response("r1", "heron part one", BASE_TIME + 101),
+    );
+    const readers = () =>
+      (
+        db.prepare("SELECT value FROM recall_meta WHERE key = 'readers_version'").get() as
+          { value: string } | undefined
+      )?.value;
+    worker = make();
+    await worker.catchUp();
+    // A new index notes the version without a rebuild.
+    expect(readers()).toBe(String(READERS_VERSION));
+    await worker.stop();
+    // What a reader before version 1 left: the response's second line as a record of its own.
+    db.prepare(
+      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, text)
+       VALUES (?, 999, 'r1', ?, 'assistant', 'transcript', 'heron part one')`,
+    ).run(`claude:${SESSION}`, BASE_TIME + 101);
+    db.prepare("DELETE FROM recall_meta WHERE key = 'readers_version'").run();
+    const split = () =>
+      db.prepare("SELECT count(*) AS n FROM recall_records WHERE record_key = 'r1'").get() as { n: number };
+    expect(split().n).toBe(1);
+    worker = make();
+    worker.start();
+    await until("the rebuild", () => (readers() === String(READERS_VERSION) ? true : undefined));
+    expect(split().n).toBe(0);
+    expect(searchHistory(db, "fts5", "heron", {}, 5).hits).toHaveLength(1);
     expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
   });
 

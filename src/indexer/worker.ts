@@ -13,6 +13,7 @@ import {
   type BatchLimits,
   type SourceTick,
 } from "./backfill.js";
+import { READERS_VERSION } from "../sources/version.js";
 import { resetDerivedYielding } from "./rebuild.js";
 
 /** The writer republishes coverage at least this often while it runs (a heartbeat). */
@@ -21,9 +22,9 @@ export const COVERAGE_HEARTBEAT_MS = 5_000;
 const THROUGH_REFRESH_MS = 2_000;
 
 const THROUGH = "SELECT max(updated_at) AS at FROM recall_conversations WHERE source = ?";
-const GET_PROJECTION_VERSION = "SELECT value FROM recall_meta WHERE key = 'projection_version'";
-const SET_PROJECTION_VERSION =
-  "INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('projection_version', ?)";
+const GET_META = "SELECT value FROM recall_meta WHERE key = ?";
+const SET_META = "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, ?)";
+const HAS_RECORDS = "SELECT 1 FROM recall_records LIMIT 1";
 
 /**
  * Follows the ticks and publishes coverage — per source: work waiting, newest record time
@@ -376,7 +377,10 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
       ensureSources();
       const index = await catchUpLocked(onProgress);
-      if (!closing) statement(options.db, SET_PROJECTION_VERSION).run(String(options.projectionVersion));
+      if (!closing) {
+        statement(options.db, SET_META).run("projection_version", String(options.projectionVersion));
+        statement(options.db, SET_META).run("readers_version", String(READERS_VERSION));
+      }
       return { reset, index };
     } finally {
       tracker.rebuilding = false;
@@ -384,13 +388,22 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     }
   };
 
+  const meta = (key: string): string | undefined =>
+    (statement(options.db, GET_META).get(key) as { value: string } | undefined)?.value;
+
   /**
-   * Documents projected by another projection version (src/projection/version.ts) are rebuilt
-   * from the sources and retained records, as `recall reindex` does, before anything else.
+   * Documents projected by another projection version (src/projection/version.ts), or records
+   * read by another readers version (src/sources/version.ts), are rebuilt from the sources and
+   * retained records, as `recall reindex` does, before anything else. An index without records
+   * has nothing an older reader wrote: it only notes the version.
    */
-  const projectionStale = (): boolean =>
-    (statement(options.db, GET_PROJECTION_VERSION).get() as { value: string } | undefined)?.value !==
-    String(options.projectionVersion);
+  const derivedStale = (): boolean => {
+    if (meta("projection_version") !== String(options.projectionVersion)) return true;
+    if (meta("readers_version") === String(READERS_VERSION)) return false;
+    if (statement(options.db, HAS_RECORDS).get() !== undefined) return true;
+    statement(options.db, SET_META).run("readers_version", String(READERS_VERSION));
+    return false;
+  };
 
   return {
     start() {
@@ -401,12 +414,14 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       figures.startedAt = clock.now();
       ensureSources();
       loopDone = (async () => {
-        if (projectionStale()) {
+        if (derivedStale()) {
           try {
             await withLock(() => reindexLocked());
           } catch (error) {
             figures.errors += 1;
-            log(`rebuild for a new projection failed (${errorKind(error)}); retrying at the next start`);
+            log(
+              `rebuild for a new projection or reader failed (${errorKind(error)}); retrying at the next start`,
+            );
           }
         }
         await loop();
@@ -425,7 +440,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     },
     catchUp(onProgress) {
       return withLock(async () =>
-        projectionStale() ? (await reindexLocked(onProgress)).index : catchUpLocked(onProgress),
+        derivedStale() ? (await reindexLocked(onProgress)).index : catchUpLocked(onProgress),
       );
     },
     reindex(onProgress) {
