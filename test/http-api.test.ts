@@ -561,3 +561,39 @@ describe("GET /api/runs/<run>?from= and /api/decisions/<topic>/history (where br
     expect((await httpRequest(server.port, hit.link)).status).toBe(403);
   });
 });
+
+// Last: it forgets part of the demo history, which the tests above read.
+describe("bridge reads after `recall forget`", () => {
+  it("a forgotten run and a forgotten decision revision are no longer served from the bridge store", async () => {
+    const run = store.db
+      .prepare("SELECT id, started_at AS at FROM recall_conversations WHERE kind = 'run' LIMIT 1")
+      .get() as { id: string; at: number };
+    const runLink = `/api/runs/${encodeURIComponent(run.id.slice("run:".length).replace(/\.log$/, ""))}?from=0`;
+    expect((await get(runLink)).status).toBe(200);
+    // A topic with revisions at two times: the first is forgotten, the second stays.
+    const revisions = store.db
+      .prepare(
+        `SELECT conversation, record_key AS key, at FROM recall_records WHERE conversation IN (
+           SELECT conversation FROM recall_records WHERE conversation LIKE 'decision:%'
+           GROUP BY conversation HAVING count(DISTINCT at) > 1 LIMIT 1) ORDER BY at`,
+      )
+      .all() as { conversation: string; key: string; at: number }[];
+    expect(revisions.length).toBeGreaterThan(1);
+    const topic = revisions[0]!.conversation.slice("decision:".length);
+    const idOf = (key: string) => `decision:${key.slice("d:".length)}`;
+    const historyLink = `/api/decisions/${encodeURIComponent(topic)}/history`;
+    const before = json((await get(historyLink)).body) as { revisions: { id: string }[] };
+    expect(before.revisions.map((r) => r.id)).toContain(idOf(revisions[0]!.key));
+
+    for (const at of [run.at, revisions[0]!.at]) {
+      const forgot = runCli(["forget", "--since", String(at), "--until", String(at), "--yes"], demo.env);
+      expect(forgot.status, forgot.stderr).toBe(0);
+    }
+    const gone = await get(runLink);
+    expect(gone.status).toBe(404);
+    expect(gone.body).not.toMatch(/Decision|session/);
+    const after = json((await get(historyLink)).body) as { revisions: { id: string }[] };
+    expect(after.revisions.map((r) => r.id)).not.toContain(idOf(revisions[0]!.key));
+    expect(after.revisions.map((r) => r.id)).toContain(idOf(revisions.at(-1)!.key));
+  });
+});

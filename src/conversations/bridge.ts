@@ -5,7 +5,9 @@ import { Topic } from "../bridge/records.js";
 import { locateRun } from "../bridge/runs.js";
 import { bridgePaths } from "../bridge/schema.js";
 import { FileByteSource, READ_CHUNK_BYTES } from "../sources/files/byte-source.js";
-import { openSourceDatabase } from "../store/open.js";
+import { decisionConversationId, decisionRecordKey, runConversationId } from "../sources/bridge/records.js";
+import { openSourceDatabase, type Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
 import { capChars } from "../projection/utf8.js";
 
 /**
@@ -129,6 +131,32 @@ export function decisionHistory(root: string, topic: string, after: number | str
   } finally {
     db.close();
   }
+}
+
+const HAS_RECORDS = `SELECT 1 FROM recall_records WHERE conversation = ? LIMIT 1`;
+const HAS_RECORD = `SELECT 1 FROM recall_records WHERE conversation = ? AND record_key = ?`;
+
+/**
+ * A run chunk, when the index still holds the run: these reads go to the bridge store itself,
+ * so a run `recall forget` removed (or one not indexed yet) is NotFound. Every record of a run
+ * carries the run's time, so a forget removes a run whole.
+ */
+export function indexedRunChunk(index: Db, chunk: RunChunk): RunChunk {
+  if (statement(index, HAS_RECORDS).get(runConversationId(chunk.run)) === undefined)
+    throw notFound(`run ${chunk.run} is not in the index (not indexed yet, or forgotten)`);
+  return chunk;
+}
+
+/** A decision history page cut to the revisions the index still holds (as for runs). */
+export function indexedDecisionHistory(index: Db, history: DecisionHistory): DecisionHistory {
+  const conversation = decisionConversationId(history.topic);
+  if (statement(index, HAS_RECORDS).get(conversation) === undefined)
+    throw notFound(`decision ${history.topic} is not in the index (not indexed yet, or forgotten)`);
+  const revisions = history.revisions.filter(
+    (r) =>
+      statement(index, HAS_RECORD).get(conversation, decisionRecordKey(history.topic, r.rev)) !== undefined,
+  );
+  return { ...history, revisions };
 }
 
 /** A revision cursor from a URL (`?after=`): a decimal integer ≥ 0. */

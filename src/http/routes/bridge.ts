@@ -1,5 +1,11 @@
 import { appendAudit } from "../../audit/audit-log.js";
-import { decisionHistory, readRunChunk, type RunChunk } from "../../conversations/bridge.js";
+import {
+  decisionHistory,
+  indexedDecisionHistory,
+  indexedRunChunk,
+  readRunChunk,
+  type RunChunk,
+} from "../../conversations/bridge.js";
 import { isRecallError } from "../../core/errors.js";
 import { singleParams } from "../params.js";
 import type { Route, RouteRequest } from "../route.js";
@@ -37,7 +43,8 @@ function audited<T>(request: RouteRequest, tool: string, idOf: (value: T) => str
 /**
  * GET /api/runs/<basename without .log>?from=<offset>: a bounded chunk (at most 64 KiB) of a
  * delegated run's log from a byte offset, where a run hit's link points. The name is looked up
- * inside the store's runs/ and runs/archive/ only (conversations/bridge.ts), never as a path.
+ * inside the store's runs/ and runs/archive/ only (conversations/bridge.ts), never as a path,
+ * and served only while the index holds the run (not after `recall forget`).
  */
 export const runLogRoute: Route = {
   method: "GET",
@@ -51,7 +58,7 @@ export const runLogRoute: Route = {
         request,
         "run_log",
         (chunk: RunChunk) => `run:${chunk.run}`,
-        () => readRunChunk(request.services.bridgeRoot, run, from ?? 0),
+        () => indexedRunChunk(request.services.db, readRunChunk(request.services.bridgeRoot, run, from ?? 0)),
       ),
     };
   },
@@ -72,7 +79,11 @@ export const decisionHistoryRoute: Route = {
         request,
         "decision_history",
         () => `decision:${topic}`,
-        () => decisionHistory(request.services.bridgeRoot, topic, after ?? 0),
+        () =>
+          indexedDecisionHistory(
+            request.services.db,
+            decisionHistory(request.services.bridgeRoot, topic, after ?? 0),
+          ),
       ),
     };
   },

@@ -106,10 +106,10 @@ export function decisionRecord(row: DecisionRow): SourceRecord {
   const lines = [`decision ${row.topic} revision ${row.rev} by ${row.decidedBy}`, bounded(row.decision)];
   if (row.rationale) lines.push(`rationale: ${bounded(row.rationale)}`);
   return {
-    sourceKey: `d:${row.topic}@${row.rev}`,
+    sourceKey: decisionRecordKey(row.topic, row.rev),
     hitId: `decision:${row.topic}@${row.rev}`,
     conversation: {
-      id: `decision:${row.topic}`,
+      id: decisionConversationId(row.topic),
       source: BRIDGE_SOURCE,
       agent: BRIDGE_AGENT,
       kind: "decision",
@@ -153,9 +153,15 @@ export function runInfo(log: string, job: string, at: number, meta: RunMetadata 
   };
 }
 
+/** The conversation of a run, by its log's basename. */
+export const runConversationId = (log: string) => `run:${log}`;
+/** The conversation of a decision topic, and the record key of one of its revisions. */
+export const decisionConversationId = (topic: string) => `decision:${topic}`;
+export const decisionRecordKey = (topic: string, rev: number) => `d:${topic}@${rev}`;
+
 function runConversation(run: RunInfo): ConversationRef {
   return {
-    id: `run:${run.log}`,
+    id: runConversationId(run.log),
     source: BRIDGE_SOURCE,
     agent: run.agent,
     kind: "run",
