@@ -90,6 +90,17 @@ describe("readRunChunk", () => {
   });
 });
 
+describe("readRunChunk on long lines", () => {
+  it("cuts a line longer than a chunk between characters, never inside one", () => {
+    const line = `${"a".repeat(64 * 1024 - 1)}${"é".repeat(10)}\n`;
+    const run = w.startRun({ job: "utf", at: T0, log: line });
+    const first = readRunChunk(root, run.name.base, 0);
+    expect(first.text).toBe("a".repeat(64 * 1024 - 1));
+    const second = readRunChunk(root, run.name.base, first.next!);
+    expect(second.text).toBe(`${"é".repeat(10)}\n`);
+  });
+});
+
 describe("decisionHistory", () => {
   it("returns every revision of a topic in order", () => {
     for (let i = 1; i <= 3; i++) w.decide({ topic: "db", decision: `choice ${i}`, by: "lead", at: T0 + i });

@@ -136,7 +136,20 @@ describe("guard: login, Host and Origin before any work", () => {
     expect((await post({ Origin: "http://evil.example" })).status).toBe(403);
     expect((await post({ Origin: `http://localhost:${server.port + 1}` })).status).toBe(403);
     // The right origin passes the guard; no route takes POST.
-    expect((await post({ Origin: `http://127.0.0.1:${server.port}` })).status).toBe(405);
+    const wrong = await post({ Origin: `http://127.0.0.1:${server.port}` });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers["allow"]).toBe("GET, HEAD");
+  });
+
+  it("answers 400 to a path another authority could be read from, logged in or not", async () => {
+    // URL parsing reads a backslash as "/": "/\evil.com/api/status" would name the host evil.com.
+    for (const p of ["/\\evil.com/api/status", "/\\a:b", "/\\:99999", "/api\\status"]) {
+      for (const headers of [{ Cookie: cookie }, {}] as Record<string, string>[]) {
+        const r = await httpRequest(server.port, p, { headers });
+        expect(r.status, p).toBe(400);
+        expect(json(r.body).error).toBe("bad request");
+      }
+    }
   });
 });
 

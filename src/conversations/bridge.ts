@@ -5,6 +5,7 @@ import { Topic } from "../bridge/records.js";
 import { locateRun } from "../bridge/runs.js";
 import { bridgePaths } from "../bridge/schema.js";
 import { FileByteSource, READ_CHUNK_BYTES } from "../sources/files/byte-source.js";
+import { utf8Cut } from "../sources/shared/utf8-cut.js";
 import { decisionConversationId, decisionRecordKey, runConversationId } from "../sources/bridge/records.js";
 import { openSourceDatabase, type Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
@@ -76,9 +77,7 @@ export function readRunChunk(root: string, run: string, from: number | string = 
     const end = offset + bytes.length >= source.size;
     if (!end) {
       const newline = bytes.lastIndexOf(0x0a);
-      let cut = newline >= 0 ? newline + 1 : bytes.length;
-      if (newline < 0) while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
-      bytes = bytes.subarray(0, cut > 0 ? cut : bytes.length);
+      bytes = bytes.subarray(0, newline >= 0 ? newline + 1 : utf8Cut(bytes));
     }
     const next = offset + bytes.length;
     return {

@@ -44,17 +44,28 @@ export function send(
 }
 
 /** JSON as is: a tool's output string goes out byte for byte, so HTTP and MCP answer alike. */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   send(
     res,
     status,
     typeof body === "string" ? body : JSON.stringify(body),
     "application/json; charset=utf-8",
+    headers,
   );
 }
 
-export function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { error: message });
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, { error: message }, headers);
 }
 
 /** A tool's RecallError as an HTTP status; anything unexpected is a bare 500, never a stack. */

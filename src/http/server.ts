@@ -67,11 +67,22 @@ async function handle(
   if (!originAllowed(req, ctx.hosts)) return sendError(res, 403, "forbidden origin");
   if (!fetchSiteAllowed(req)) return sendError(res, 403, "forbidden: requested from another site or port");
   const rawUrl = req.url ?? "/";
-  // Origin-form paths only ("//host/…" would parse as another authority).
-  if (rawUrl.length > MAX_URL_CHARS || !rawUrl.startsWith("/") || rawUrl.startsWith("//")) {
+  // Origin-form paths only: "//host/…" would parse as another authority, and so would "/\host/…"
+  // (URL parsing reads a backslash as a slash), so no raw backslash is accepted at all.
+  if (
+    rawUrl.length > MAX_URL_CHARS ||
+    !rawUrl.startsWith("/") ||
+    rawUrl.startsWith("//") ||
+    rawUrl.includes("\\")
+  ) {
     return sendError(res, 400, "bad request");
   }
-  const url = new URL(rawUrl, "http://recall.invalid");
+  let url: URL;
+  try {
+    url = new URL(rawUrl, "http://recall.invalid");
+  } catch {
+    return sendError(res, 400, "bad request");
+  }
   const method = req.method === "HEAD" ? "GET" : req.method;
   if (method === "GET" && url.pathname === "/" && url.searchParams.has("token")) {
     // A HEAD (a link checker, `curl -I`) must not spend the one-time token a person will open.
@@ -86,7 +97,7 @@ async function handle(
     .filter((m) => m.match !== null);
   if (matches.length === 0) return sendError(res, 404, "no such route");
   const found = matches.find((m) => m.route.method === method);
-  if (!found) return sendError(res, 405, "method not allowed");
+  if (!found) return sendError(res, 405, "method not allowed", { Allow: "GET, HEAD" });
   const gone = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) gone.abort();

@@ -1,3 +1,4 @@
+import { utf8Cut } from "../shared/utf8-cut.js";
 import type { ByteSource } from "../files/byte-source.js";
 import { READ_CHUNK_BYTES } from "../files/byte-source.js";
 
@@ -25,13 +26,6 @@ export interface RunRead {
 }
 
 const NEWLINE = 0x0a;
-
-/** The largest cut ≤ max that does not split a UTF-8 sequence. */
-function charBoundary(buf: Buffer, max: number): number {
-  let cut = Math.min(max, buf.length);
-  while (cut > 0 && cut < buf.length && (buf[cut]! & 0xc0) === 0x80) cut--;
-  return cut > 0 ? cut : Math.min(max, buf.length);
-}
 
 export function readRunLog(
   source: ByteSource,
@@ -62,7 +56,7 @@ export function readRunLog(
     let buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
     while (buf.length >= RUN_DOC_BYTES) {
       const newline = buf.lastIndexOf(NEWLINE, RUN_DOC_BYTES - 1);
-      const cut = newline >= 0 ? newline + 1 : charBoundary(buf, RUN_DOC_BYTES);
+      const cut = newline >= 0 ? newline + 1 : utf8Cut(buf, RUN_DOC_BYTES);
       emit(buf.subarray(0, cut));
       buf = buf.subarray(cut);
     }

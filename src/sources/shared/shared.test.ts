@@ -6,6 +6,7 @@ import { leadingTag, splitInjected } from "./injected.js";
 import { parseExitCode, splitContentItems } from "./tool-output.js";
 import { RecentMap, RecentSet } from "./bounded.js";
 import { jsonColumn, parseJsonObjectLine } from "./json.js";
+import { utf8Cut } from "./utf8-cut.js";
 
 const B64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==".repeat(
@@ -170,5 +171,24 @@ describe("bounded memory and JSON", () => {
     expect(jsonColumn('{"x":2}')).toEqual({ x: 2 });
     expect(jsonColumn(new TextEncoder().encode('{"y":3}'))).toEqual({ y: 3 });
     expect(jsonColumn("nope")).toBeUndefined();
+  });
+});
+
+describe("utf8Cut", () => {
+  const bytes = (s: string) => Buffer.from(s, "utf8");
+  it("never leaves a character split at the cut, whatever its length", () => {
+    for (const ch of ["é", "€", "😀"]) {
+      const buf = bytes(`ab${ch}cd`);
+      const n = Buffer.byteLength(ch);
+      for (let max = 3; max <= buf.length; max++) {
+        const cut = utf8Cut(buf, max);
+        expect(cut, `${ch} at ${max}`).toBe(max > 2 && max < 2 + n ? 2 : max);
+        expect(buf.subarray(0, cut).toString("utf8")).not.toContain("\ufffd");
+      }
+      // A buffer that ends inside a character (more bytes to come) is cut before it.
+      expect(utf8Cut(bytes(`ab${ch}`).subarray(0, 2 + n - 1))).toBe(2);
+      expect(utf8Cut(bytes(`ab${ch}`))).toBe(2 + n);
+    }
+    expect(utf8Cut(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80]), 3)).toBe(3); // not UTF-8: cut as asked
   });
 });
