@@ -518,6 +518,31 @@ describe("GET /api/status, /api/consulted, /api/locate", () => {
       400,
       expect.stringMatching(/^record: not a hit id/),
     ]);
+    // A record of another conversation (or none) is not opened in this one.
+    const [a, b] = db
+      .prepare(
+        `SELECT conversation, hit_id AS id FROM recall_documents WHERE conversation IS NOT NULL
+         GROUP BY conversation LIMIT 2`,
+      )
+      .all() as { conversation: string; id: string }[];
+    const at = (c: string, r: string) =>
+      get(`/api/locate?conversation=${encodeURIComponent(c)}&record=${encodeURIComponent(r)}`);
+    expect((await at(a!.conversation, a!.id)).status).toBe(200);
+    const foreign = await at(a!.conversation, b!.id);
+    expect([foreign.status, json(foreign.body).error]).toEqual([404, "record: not in this conversation"]);
+    // Empty values and two kinds of key are the caller's mistake, named.
+    for (const [q, error] of [
+      ["message=", "message: must not be empty"],
+      ["conversation=%20", "conversation: must not be empty"],
+      ["session=&agent=claude", "session: must not be empty"],
+      [
+        `message=x&conversation=${encodeURIComponent(a!.conversation)}`,
+        "message, conversation: give only one of them",
+      ],
+    ] as const) {
+      const r = await get(`/api/locate?${q}`);
+      expect([r.status, json(r.body).error], q).toEqual([400, error]);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { AgentName } from "../../core/kinds.js";
 import { conversationById, conversationOfHit } from "../../conversations/read.js";
-import { locateTranscript } from "../../conversations/window.js";
+import { locateTranscript, positionOfHit } from "../../conversations/window.js";
 import { historyDocument, isWellFormedHitId } from "../../search/document.js";
 import { singleParams } from "../params.js";
 import { HttpError } from "../respond.js";
@@ -17,6 +17,11 @@ export const locateRoute: Route = {
   handle({ query, services }) {
     const p = singleParams(query, ["message", "session", "agent", "from", "child", "conversation", "record"]);
     const { db } = services;
+    for (const key of ["message", "session", "agent", "conversation", "record"] as const) {
+      if (p[key] !== undefined && p[key].trim() === "") throw new HttpError(400, `${key}: must not be empty`);
+    }
+    const keys = (["message", "session", "conversation"] as const).filter((k) => p[k] !== undefined);
+    if (keys.length > 1) throw new HttpError(400, `${keys.join(", ")}: give only one of them`);
     if (p.message !== undefined) {
       const ids = [p.message, `message:${p.message}`].filter(isWellFormedHitId);
       const doc = ids.map((id) => historyDocument(db, id)).find((d) => d !== undefined);
@@ -40,6 +45,8 @@ export const locateRoute: Route = {
       if (p.record !== undefined && !isWellFormedHitId(p.record))
         throw new HttpError(400, "record: not a hit id (<kind>:<source id>)");
       if (!conversationById(db, p.conversation)) throw new HttpError(404, "conversation: not found");
+      if (p.record !== undefined && !positionOfHit(db, p.conversation, p.record))
+        throw new HttpError(404, "record: not in this conversation");
       return { json: { conversation: p.conversation, focus: p.record ?? null } };
     }
     throw new HttpError(400, "give message, session and agent, or conversation");
