@@ -32,23 +32,20 @@ function queryTokens(query) {
  * nothing in it is ever interpreted as markup.
  */
 function highlighted(text, tokens) {
+  if (tokens.length === 0) return [document.createTextNode(text)];
+  // Matched in the text itself, case-insensitively: offsets found in text.toLowerCase() would be
+  // off after a character whose lowercase is longer ("İ").
+  const alternatives = [...tokens]
+    .sort((a, b) => b.length - a.length)
+    .map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const pattern = new RegExp(alternatives.join("|"), "giu");
   const out = [];
-  const lower = text.toLowerCase();
   let at = 0;
-  while (at < text.length && tokens.length > 0) {
-    let best = -1;
-    let bestLen = 0;
-    for (const t of tokens) {
-      const i = lower.indexOf(t, at);
-      if (i !== -1 && (best === -1 || i < best || (i === best && t.length > bestLen))) {
-        best = i;
-        bestLen = t.length;
-      }
-    }
-    if (best === -1) break;
-    if (best > at) out.push(document.createTextNode(text.slice(at, best)));
-    out.push(el("mark", {}, text.slice(best, best + bestLen)));
-    at = best + bestLen;
+  for (const m of text.matchAll(pattern)) {
+    if (m[0].length === 0) continue;
+    if (m.index > at) out.push(document.createTextNode(text.slice(at, m.index)));
+    out.push(el("mark", {}, m[0]));
+    at = m.index + m[0].length;
   }
   if (at < text.length) out.push(document.createTextNode(text.slice(at)));
   return out;
