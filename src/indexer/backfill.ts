@@ -5,6 +5,7 @@ import { beginFirstLoad, isEmptyIndex, type FirstLoad } from "../store/first-loa
 import { dropReadIndexesIfEmpty, ensureReadIndexes, forgetIndexState } from "../store/read-indexes.js";
 import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
 import { indexView } from "./checkpoints.js";
+import { noteReadersVersion } from "./derived-versions.js";
 import { ftsGroup } from "./fts-queue.js";
 import { ingestBatch } from "./ingest.js";
 
@@ -193,8 +194,10 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   /** Clean polling sweeps each source had completed when this backfill started. */
   const sweepsAtStart = new Map<string, number>();
   let finished = false;
-  const firstLoad: FirstLoad | null =
-    options.deferReadIndexes === true && isEmptyIndex(db) ? beginFirstLoad(db) : null;
+  const empty = isEmptyIndex(db);
+  // Whatever drives it (the worker, a benchmark, a test): records written now are this build's.
+  if (empty) noteReadersVersion(db);
+  const firstLoad: FirstLoad | null = options.deferReadIndexes === true && empty ? beginFirstLoad(db) : null;
   let deferred = options.deferReadIndexes === true && dropReadIndexesIfEmpty(db);
   let idleSince: number | null = null;
   const maxIdle = options.maxIdleMillis ?? 30_000;

@@ -58,10 +58,12 @@ export async function resetDerivedYielding(
   db: Db,
   sources: readonly string[],
   onProgress?: (documents: number) => void,
+  /** The process is closing: stop between chunks (the next start resets again). */
+  shouldStop?: () => boolean,
 ): Promise<{ documents: number; checkpoints: number }> {
   const checkpoints = resetCursors(db, sources);
   let documents = 0;
-  for (;;) {
+  while (!shouldStop?.()) {
     const n = db.transaction(() => deleteDocumentsChunk(db, sources))();
     if (n === 0) break;
     documents += n;

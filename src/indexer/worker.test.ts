@@ -1,15 +1,18 @@
-import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { BASE_TIME, claudeLine } from "../../test/sources-lines.js";
 import { ConfigSchema } from "../config/schema.js";
+import { systemClock } from "../core/clock.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { searchHistory } from "../search/history.js";
 import { createSources } from "../sources/registry.js";
 import { READERS_VERSION } from "../sources/version.js";
 import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store/coverage-row.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
+import { backfill } from "./backfill.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
 
 const SESSION = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
@@ -61,16 +64,25 @@ describe("index worker", () => {
     });
     const db = store.db;
     const config = ConfigSchema.parse({});
-    const make = (limits?: { maxRecords: number }, group?: { records: number; millis: number }) =>
+    const logs: string[] = [];
+    const make = (
+      limits?: { maxRecords: number },
+      group?: { records: number; millis: number },
+      rawMaxBytesPerSource?: number,
+    ) =>
       createIndexWorker({
         db,
         createSources: () => createSources({ HOME: home }, config),
         projectionVersion: PROJECTION_VERSION,
         cadence: { idleMs: 40, backlogMs: 1 },
+        log: (line) => logs.push(line),
         ...(limits ? { limits } : {}),
         ...(group ? { group } : {}),
+        ...(rawMaxBytesPerSource ? { rawMaxBytesPerSource } : {}),
       });
-    return { home, file, db, make };
+    /** The rebuilds the workers made so far. */
+    const rebuilds = () => logs.filter((l) => l.startsWith("reindex:"));
+    return { home, file, db, make, rebuilds };
   };
 
   it("indexes in bounded cycles, publishes coverage, follows appends and stops cleanly", async () => {
@@ -164,7 +176,7 @@ describe("index worker", () => {
   });
 
   it("re-reads the sources once when an older reader wrote the records, removing what it split", async () => {
-    const { file, db, make } = await setup();
+    const { file, db, make, rebuilds } = await setup();
     const response = (uuid: string, text: string, at: number) =>
       claudeLine({
         uuid,
@@ -186,9 +198,13 @@ describe("index worker", () => {
       )?.value;
     worker = make();
     await worker.catchUp();
-    // A new index notes the version without a rebuild.
-    expect(readers()).toBe(String(READERS_VERSION));
     await worker.stop();
+    // A new index notes the version: the next start rebuilds nothing.
+    expect(readers()).toBe(String(READERS_VERSION));
+    worker = make();
+    await worker.catchUp();
+    await worker.stop();
+    expect(rebuilds()).toEqual([]);
     // What a reader before version 1 left: the response's second line as a record of its own.
     db.prepare(
       `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, text)
@@ -201,9 +217,62 @@ describe("index worker", () => {
     worker = make();
     worker.start();
     await until("the rebuild", () => (readers() === String(READERS_VERSION) ? true : undefined));
+    // Only the cursors were reset: documents stayed searchable throughout.
+    expect(rebuilds()).toEqual(["reindex: reset 0 documents and 10 cursors"]);
     expect(split().n).toBe(0);
     expect(searchHistory(db, "fts5", "heron", {}, 5).hits).toHaveLength(1);
     expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+  });
+
+  it("an index a plain backfill wrote, or one with no records, is not rebuilt for its readers version", async () => {
+    const { home, db, make, rebuilds } = await setup();
+    const sources = createSources({ HOME: home }, ConfigSchema.parse({}));
+    backfill(db, sources, { projectionVersion: PROJECTION_VERSION, clock: systemClock });
+    for (const s of sources) s.close?.();
+    worker = make();
+    await worker.catchUp();
+    expect(rebuilds()).toEqual([]);
+  });
+
+  it("a readers rebuild keeps what only the index still holds, even when stopped at once", async () => {
+    const { file, db, make, rebuilds } = await setup();
+    // Retention keeps no raw bytes, and the CLI deletes the transcript: only the index has it.
+    worker = make(undefined, undefined, 1);
+    await worker.catchUp();
+    await worker.stop();
+    rmSync(file);
+    db.prepare("DELETE FROM recall_meta WHERE key = 'readers_version'").run();
+    const hits = () => searchHistory(db, "fts5", "kestrel", {}, 50).hits.length;
+    expect(hits()).toBe(40);
+    worker = make(undefined, undefined, 1);
+    worker.start();
+    await new Promise((r) => setImmediate(r));
+    await worker.stop(); // an MCP client went away while the broker rebuilt
+    expect(hits()).toBe(40);
+    worker = make(undefined, undefined, 1);
+    await worker.catchUp();
+    expect(rebuilds().length).toBeGreaterThanOrEqual(1);
+    expect(hits()).toBe(40);
+  });
+
+  it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {
+    const { db, make } = await setup();
+    const other = new Database(db.name);
+    other.exec("BEGIN IMMEDIATE");
+    db.pragma("busy_timeout = 100");
+    try {
+      worker = make();
+      worker.start();
+      await until("the failed check", () => (worker!.figures().errors > 0 ? true : undefined));
+    } finally {
+      other.exec("COMMIT");
+      other.close();
+    }
+    await until("indexing", () =>
+      (db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n === 40
+        ? true
+        : undefined,
+    );
   });
 
   it("reindex resets derived documents and cursors but keeps aliases and retained records; sources untouched", async () => {

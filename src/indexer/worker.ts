@@ -13,8 +13,8 @@ import {
   type BatchLimits,
   type SourceTick,
 } from "./backfill.js";
-import { READERS_VERSION } from "../sources/version.js";
-import { resetDerivedYielding } from "./rebuild.js";
+import { checkDerivedVersions, noteDerivedVersions, type Staleness } from "./derived-versions.js";
+import { resetCursors, resetDerivedYielding } from "./rebuild.js";
 
 /** The writer republishes coverage at least this often while it runs (a heartbeat). */
 export const COVERAGE_HEARTBEAT_MS = 5_000;
@@ -22,9 +22,6 @@ export const COVERAGE_HEARTBEAT_MS = 5_000;
 const THROUGH_REFRESH_MS = 2_000;
 
 const THROUGH = "SELECT max(updated_at) AS at FROM recall_conversations WHERE source = ?";
-const GET_META = "SELECT value FROM recall_meta WHERE key = ?";
-const SET_META = "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, ?)";
-const HAS_RECORDS = "SELECT 1 FROM recall_records LIMIT 1";
 
 /**
  * Follows the ticks and publishes coverage — per source: work waiting, newest record time
@@ -234,7 +231,14 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     return run;
   };
 
+  /** A batch failed after its source moved on in memory: recreate the sources before the next one. */
+  let restartSources = false;
   const ensureSources = (): Source[] => {
+    if (restartSources) {
+      restartSources = false;
+      for (const source of sources ?? []) source.close?.();
+      sources = null;
+    }
     if (!sources) {
       sources = options.createSources();
       tracker.reset(sources.map((s) => s.name));
@@ -274,10 +278,12 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
           }
         }
       } catch (error) {
-        // One failing source (a locked or damaged file, a busy index) never stalls the others;
-        // its batch rolled back and is retried from the committed checkpoint next cycle.
+        // One failing source (a locked or damaged file, a busy index) never stalls the others.
+        // Its batch rolled back, but the sources had already moved on in memory (a file taken
+        // off the backlog, a cursor advanced): they start afresh from the committed checkpoints.
         figures.errors += 1;
         log(`${source.name}: batch failed (${errorKind(error)}); retrying`);
+        restartSources = true;
       }
       await yieldNow();
     }
@@ -340,17 +346,23 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
 
   const catchUpLocked = async (onProgress?: (p: WorkProgress) => void): Promise<BackfillResult> => {
     const started = performance.now();
-    const result = await backfillYielding(options.db, ensureSources(), {
-      ...tickOptions(),
-      ...(options.group ? { group: options.group } : {}),
-      deferReadIndexes: options.writer === "foreground",
-      onProgress: onProgress ? (p) => onProgress(progressOf(p)) : undefined,
-      onTick: (ticks) => {
-        for (const tick of ticks) tracker.observe(tick);
-      },
-      onGroupEnd: () => tracker.publish(),
-      shouldStop: () => closing,
-    });
+    let result: BackfillResult;
+    try {
+      result = await backfillYielding(options.db, ensureSources(), {
+        ...tickOptions(),
+        ...(options.group ? { group: options.group } : {}),
+        deferReadIndexes: options.writer === "foreground",
+        onProgress: onProgress ? (p) => onProgress(progressOf(p)) : undefined,
+        onTick: (ticks) => {
+          for (const tick of ticks) tracker.observe(tick);
+        },
+        onGroupEnd: () => tracker.publish(),
+        shouldStop: () => closing,
+      });
+    } catch (error) {
+      restartSources = true; // as after a failed cycle: the group rolled back
+      throw error;
+    }
     figures.records += result.records;
     tracker.lastRun = {
       records: result.records,
@@ -363,7 +375,15 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     return result;
   };
 
-  const reindexLocked = async (onProgress?: (p: WorkProgress) => void): Promise<ReindexResult> => {
+  /**
+   * A rebuild: "projection" (and `recall reindex`) deletes the documents and re-reads every
+   * source; "readers" only re-reads them, so what is searchable stays searchable meanwhile, and
+   * documents whose source and retained bytes are both gone are kept.
+   */
+  const reindexLocked = async (
+    onProgress?: (p: WorkProgress) => void,
+    scope: Exclude<Staleness, null> = "projection",
+  ): Promise<ReindexResult> => {
     const names = ensureSources().map((s) => s.name);
     tracker.rebuilding = true;
     tracker.publish(true);
@@ -371,16 +391,19 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       // Sources keep in-memory positions that assume the cursors being reset: start afresh.
       for (const source of sources ?? []) source.close?.();
       sources = null;
-      const reset = await resetDerivedYielding(options.db, names, (documents) =>
-        onProgress?.({ phase: "reset", done: documents, doneBytes: 0, backlogBytes: 0 }),
-      );
+      const reset =
+        scope === "readers"
+          ? { documents: 0, checkpoints: resetCursors(options.db, names) }
+          : await resetDerivedYielding(
+              options.db,
+              names,
+              (documents) => onProgress?.({ phase: "reset", done: documents, doneBytes: 0, backlogBytes: 0 }),
+              () => closing,
+            );
       log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
       ensureSources();
       const index = await catchUpLocked(onProgress);
-      if (!closing) {
-        statement(options.db, SET_META).run("projection_version", String(options.projectionVersion));
-        statement(options.db, SET_META).run("readers_version", String(READERS_VERSION));
-      }
+      if (!closing) noteDerivedVersions(options.db, options.projectionVersion);
       return { reset, index };
     } finally {
       tracker.rebuilding = false;
@@ -388,22 +411,8 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     }
   };
 
-  const meta = (key: string): string | undefined =>
-    (statement(options.db, GET_META).get(key) as { value: string } | undefined)?.value;
-
-  /**
-   * Documents projected by another projection version (src/projection/version.ts), or records
-   * read by another readers version (src/sources/version.ts), are rebuilt from the sources and
-   * retained records, as `recall reindex` does, before anything else. An index without records
-   * has nothing an older reader wrote: it only notes the version.
-   */
-  const derivedStale = (): boolean => {
-    if (meta("projection_version") !== String(options.projectionVersion)) return true;
-    if (meta("readers_version") === String(READERS_VERSION)) return false;
-    if (statement(options.db, HAS_RECORDS).get() !== undefined) return true;
-    statement(options.db, SET_META).run("readers_version", String(READERS_VERSION));
-    return false;
-  };
+  /** Rebuilt before anything else when another projection or readers version built the index. */
+  const derivedStale = (): Staleness => checkDerivedVersions(options.db, options.projectionVersion);
 
   return {
     start() {
@@ -414,15 +423,14 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       figures.startedAt = clock.now();
       ensureSources();
       loopDone = (async () => {
-        if (derivedStale()) {
-          try {
-            await withLock(() => reindexLocked());
-          } catch (error) {
-            figures.errors += 1;
-            log(
-              `rebuild for a new projection or reader failed (${errorKind(error)}); retrying at the next start`,
-            );
-          }
+        try {
+          const stale = derivedStale();
+          if (stale) await withLock(() => reindexLocked(undefined, stale));
+        } catch (error) {
+          figures.errors += 1;
+          log(
+            `rebuild for a new projection or reader failed (${errorKind(error)}); retrying at the next start`,
+          );
         }
         await loop();
       })();
@@ -439,9 +447,10 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       sources = null;
     },
     catchUp(onProgress) {
-      return withLock(async () =>
-        derivedStale() ? (await reindexLocked(onProgress)).index : catchUpLocked(onProgress),
-      );
+      return withLock(async () => {
+        const stale = derivedStale();
+        return stale ? (await reindexLocked(onProgress, stale)).index : catchUpLocked(onProgress);
+      });
     },
     reindex(onProgress) {
       return withLock(() => reindexLocked(onProgress));

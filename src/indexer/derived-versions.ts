@@ -1,0 +1,48 @@
+import { READERS_VERSION } from "../sources/version.js";
+import type { Db } from "../store/open.js";
+import { statement } from "../store/statements.js";
+
+/**
+ * What built history.db's derived rows, kept in recall_meta: the projection version (the
+ * documents' text, src/projection/version.ts) and the readers version (how the sources turned
+ * lines into records, src/sources/version.ts).
+ */
+const GET_META = "SELECT value FROM recall_meta WHERE key = ?";
+const SET_META = "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, ?)";
+const HAS_RECORDS = "SELECT 1 FROM recall_records LIMIT 1";
+
+/**
+ * What a rebuild must redo: "projection" resets every document and re-reads the sources;
+ * "readers" only re-reads them (documents stay, and the re-read replaces or supersedes what an
+ * older reader wrote); null: nothing.
+ */
+export type Staleness = "projection" | "readers" | null;
+
+/** Older than this build, or unknown. A newer recall's index is left alone (no rebuild ping-pong). */
+function older(db: Db, key: string, current: number): boolean {
+  const stored = (statement(db, GET_META).get(key) as { value: string } | undefined)?.value;
+  return stored === undefined || !(Number(stored) >= current);
+}
+
+/** The readers version this build writes records with (an index without records gets it at once). */
+export function noteReadersVersion(db: Db): void {
+  statement(db, SET_META).run("readers_version", String(READERS_VERSION));
+}
+
+/** After a complete rebuild: the versions the index now matches. */
+export function noteDerivedVersions(db: Db, projectionVersion: number): void {
+  statement(db, SET_META).run("projection_version", String(projectionVersion));
+  noteReadersVersion(db);
+}
+
+/**
+ * How stale the index is for this build. An index without records has nothing an older reader
+ * wrote: its readers version is noted here (a write, so call it where the writer may write).
+ */
+export function checkDerivedVersions(db: Db, projectionVersion: number): Staleness {
+  if (older(db, "projection_version", projectionVersion)) return "projection";
+  if (!older(db, "readers_version", READERS_VERSION)) return null;
+  if (statement(db, HAS_RECORDS).get() !== undefined) return "readers";
+  noteReadersVersion(db);
+  return null;
+}
