@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
@@ -75,5 +77,56 @@ describe("recall CLI shell", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/config\.json: sources\.claude: /);
     t.cleanup();
+  });
+});
+
+describe("recall demo", () => {
+  it("writes only into a new, empty or earlier demo folder, twice alike, and keeps RECALL_HOME private", () => {
+    const t = tempDir();
+    try {
+      const home = path.join(t.dir, "recall");
+      const env = { RECALL_HOME: home, HOME: path.join(t.dir, "home") };
+      mkdirSync(env.HOME);
+      // A folder holding someone's databases is refused, and left as it was.
+      const theirs = path.join(t.dir, "theirs");
+      mkdirSync(path.join(theirs, ".config", "dyad"), { recursive: true });
+      writeFileSync(path.join(theirs, ".config", "dyad", "sqlite.db"), "precious");
+      expectUsageError(["demo", "--out", theirs, "--messages", "50"], /holds other files/, env);
+      expect(readFileSync(path.join(theirs, ".config", "dyad", "sqlite.db"), "utf8")).toBe("precious");
+      expectUsageError(["demo", "--out", env.HOME, "--messages", "50"], /home folder/, env);
+      expectUsageError(["demo", "--out", "", "--messages", "50"], /--out must not be empty/, env);
+      expectUsageError(
+        ["demo", "--messages", "99999999999999"],
+        /--messages must be a whole number up to/,
+        env,
+      );
+      // The default folder, twice: the second run replaces the first corpus with the same one.
+      const manifests = [1, 2].map(() => {
+        const r = runCli(["demo", "--messages", "50", "--json"], env);
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout) as { counts: unknown; needles: unknown };
+      });
+      expect(manifests[1]).toEqual(manifests[0]);
+      expect(statSync(home).mode & 0o777).toBe(0o700);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe("recall start", () => {
+  it("rejects a bad --port before it writes or indexes anything", () => {
+    const t = tempDir();
+    try {
+      const env = { RECALL_HOME: path.join(t.dir, "recall"), HOME: t.dir };
+      for (const args of [
+        ["start", "--port", "abc"],
+        ["start", "--no-serve", "--port", "70000"],
+      ])
+        expectUsageError(args, /--port must be a whole number/, env);
+      expect(existsSync(env.RECALL_HOME)).toBe(false);
+    } finally {
+      t.cleanup();
+    }
   });
 });

@@ -1,7 +1,10 @@
 import type { Command } from "commander";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { RecallError } from "../../core/errors.js";
-import { generateDemoCorpus } from "../../demo/index.js";
+import { demoPaths, generateDemoCorpus, MANIFEST_FILE } from "../../demo/index.js";
+import { makePrivateDir } from "../../store/private-files.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { progressBar } from "../progress.js";
@@ -13,10 +16,50 @@ interface DemoFlags {
   json?: boolean;
 }
 
-function wholeNumber(flag: string, value: string | undefined): number | undefined {
+/** Past this the generator would run out of memory long before it finished. */
+const MAX_DEMO_MESSAGES = 10_000_000;
+
+function wholeNumber(
+  flag: string,
+  value: string | undefined,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new RecallError("Usage", `${flag} must be a whole number, not "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) > max)
+    throw new RecallError(
+      "Usage",
+      `${flag} must be a whole number up to ${max.toLocaleString("en-US")}, not "${value}"`,
+    );
   return Number(value);
+}
+
+/**
+ * The demo writes a fake HOME, replacing the databases it names: only into a new or empty
+ * folder, or one an earlier demo wrote (whose corpus is cleared first, so the same seed writes
+ * the same corpus again). Never into the user's own home.
+ */
+function prepareDemoFolder(root: string): void {
+  if (root === path.resolve(os.homedir()))
+    throw new RecallError(
+      "Usage",
+      `--out must not be your home folder (${root}): the demo replaces databases there`,
+    );
+  if (!existsSync(root) || readdirSync(root).length === 0) return;
+  if (!existsSync(path.join(root, MANIFEST_FILE)))
+    throw new RecallError(
+      "Usage",
+      `--out ${root} holds other files and no earlier demo corpus: pick a new or empty folder`,
+    );
+  const paths = demoPaths(root);
+  for (const dir of [
+    paths.claudeConfigDir,
+    paths.codexHome,
+    paths.opencodeDataDir,
+    paths.dyadAppsDir,
+    paths.bridgeDir,
+  ])
+    rmSync(dir, { recursive: true, force: true });
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(paths.dyadDb + suffix, { force: true });
 }
 
 export const demoCommand: CommandModule = {
@@ -29,8 +72,13 @@ export const demoCommand: CommandModule = {
       .option("--messages <n>", "approximate number of messages", "600")
       .option("--json", "print the manifest as JSON")
       .action(async (flags: DemoFlags) => {
+        if (flags.out !== undefined && flags.out.trim() === "")
+          throw new RecallError("Usage", "--out must not be empty");
+        const messages = wholeNumber("--messages", flags.messages, MAX_DEMO_MESSAGES) ?? 600;
+        // The default folder sits in RECALL_HOME, which is private (0700) whoever creates it first.
+        if (flags.out === undefined) makePrivateDir(ctx().home);
         const root = path.resolve(flags.out ?? path.join(ctx().home, "demo"));
-        const messages = wholeNumber("--messages", flags.messages) ?? 600;
+        prepareDemoFolder(root);
         const bar = progressBar("demo", messages);
         const manifest = await generateDemoCorpus({
           root,

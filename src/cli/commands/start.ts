@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { agentRoots, type Env } from "../../config/paths.js";
 import { generateDemoCorpus, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
+import { makePrivateDir } from "../../store/private-files.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
@@ -71,9 +72,12 @@ export const startCommand: CommandModule = {
       .action(async (flags: { serve: boolean; port?: string }) => {
         const { env, home } = ctx();
         const config = ctx().config();
+        // Before any work: a mistyped port is not found out after a whole index.
+        const port = parsePort(flags.port, config.server.port);
         let sourceEnv = env;
         let sample = "decision";
         if (!hasAgentHistory(env)) {
+          makePrivateDir(home); // RECALL_HOME is private (0700), whichever command creates it
           const root = path.join(home, "demo");
           const manifest = await demoCorpus(root);
           sourceEnv = demoEnv(env, manifest);
@@ -120,7 +124,7 @@ export const startCommand: CommandModule = {
           config,
           forcedEngine: ctx().forcedEngine,
           host: "127.0.0.1",
-          port: parsePort(flags.port, config.server.port),
+          port,
         });
       });
   },
