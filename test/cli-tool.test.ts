@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoCorpus, type DemoManifest } from "../src/demo/index.js";
@@ -63,6 +63,8 @@ describe("recall tool (acting as the host)", () => {
       ["tool", "search_chats", "--db", manifest.paths.dyadDb],
       ["tool", "nope", "--db", manifest.paths.dyadDb, "--app", "1"],
       ["tool", "search_chats", "--db", manifest.paths.dyadDb, "--app", "1", "--args", "{bad json"],
+      ["tool", "search_chats", "--db", manifest.paths.dyadDb, "--app", "1", "--args", "[]"],
+      ["tool", "search_chats", "--db", manifest.paths.dyadDb, "--app", "999"],
       // A file that is not an SQLite database.
       ["tool", "search_chats", "--db", path.join(manifest.root, "demo-manifest.json"), "--app", "1"],
     ]) {
@@ -70,6 +72,30 @@ describe("recall tool (acting as the host)", () => {
       expect(r.status, args.join(" ")).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stdout).toBe("");
+    }
+  });
+
+  it("touches no database it refuses: an unknown tool, or one that is not Dyad-shaped", () => {
+    const t = tempDir();
+    try {
+      const copy = path.join(t.dir, "host.db");
+      copyFileSync(manifest.paths.dyadDb, copy);
+      const before = readFileSync(copy);
+      const r = runCli(["tool", "bogus_tool", "--db", copy, "--app", "1"]);
+      expect([r.status, r.stderr.trim()]).toEqual([
+        2,
+        'recall: unknown tool "bogus_tool" (search_chats, read_chat)',
+      ]);
+      expect(readFileSync(copy).equals(before)).toBe(true);
+      expect(existsSync(`${copy}.recall-backups`)).toBe(false);
+      const empty = path.join(t.dir, "empty.db");
+      new Database(empty).close();
+      const other = runCli(["tool", "search_chats", "--db", empty, "--app", "1"]);
+      expect(other.status).toBe(2);
+      expect(other.stderr.trim()).toMatch(/^recall: --db .*empty\.db: /);
+      expect(other.stdout).toBe("");
+    } finally {
+      t.cleanup();
     }
   });
 

@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { RecallError } from "../../core/errors.js";
+import { isRecallError, RecallError } from "../../core/errors.js";
 import { attachChatSearch } from "../../embed/attach.js";
+import { hasApp } from "../../sources/dyad/tables.js";
 import { openDatabase, type Db } from "../../store/open.js";
 import { runTool, toolErrorOutput } from "../../tools/run.js";
 import { EXIT } from "../exit-codes.js";
@@ -23,13 +24,20 @@ function positiveInt(flag: string, value: string | undefined): number | undefine
   return Number(value);
 }
 
+/** The tools a host registers (tools/search-chats.ts, tools/read-chat.ts). */
+const CHAT_TOOLS = ["search_chats", "read_chat"];
+
 function parseArgs(text: string | undefined): unknown {
   if (text === undefined) return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new RecallError("Usage", "--args must be a JSON object");
   }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new RecallError("Usage", "--args must be a JSON object");
+  return value;
 }
 
 /**
@@ -49,6 +57,9 @@ export const toolCommand: CommandModule = {
       .option("--message <id>", "the in-flight message id")
       .option("--args <json>", "the tool's arguments as JSON", "{}")
       .action(async (name: string, flags: ToolFlags) => {
+        // Before the host's database is touched (attaching installs recall's tables in it).
+        if (!CHAT_TOOLS.includes(name))
+          throw new RecallError("Usage", `unknown tool "${name}" (${CHAT_TOOLS.join(", ")})`);
         if (!flags.db) throw new RecallError("Usage", "--db is required");
         const file = path.resolve(flags.db);
         if (!existsSync(file)) throw new RecallError("Usage", `--db ${flags.db}: no such file`);
@@ -63,9 +74,15 @@ export const toolCommand: CommandModule = {
         // As the host would open it: its journal mode is the host's (WAL persists in the file).
         const db = openHostDatabase(file, flags.db);
         try {
-          const chatSearch = await attachChatSearch(db, { file });
-          const tool = chatSearch.tools.find((t) => t.name === name);
-          if (!tool) throw new RecallError("Usage", `unknown tool "${name}" (search_chats, read_chat)`);
+          // A database that is not Dyad-shaped, or an app it does not hold, is the caller's mistake.
+          const chatSearch = await attachChatSearch(db, { file }).catch((error: unknown) => {
+            if (isRecallError(error) && error.kind === "Validation")
+              throw new RecallError("Usage", `--db ${flags.db}: ${error.message}`);
+            throw error;
+          });
+          if (!hasApp(db, appId))
+            throw new RecallError("Usage", `--app ${appId}: no such app in ${flags.db}`);
+          const tool = chatSearch.tools.find((t) => t.name === name)!;
           chatSearch.indexer.start();
           await chatSearch.indexer.drain();
           await chatSearch.indexer.stop();

@@ -129,3 +129,8 @@ export function lastMessageTimes(db: Db, chatIds: readonly number[]): Map<number
   ).all(...chatIds) as { chatId: number; at: number }[];
   return new Map(rows.map((r) => [r.chatId, r.at]));
 }
+
+/** Whether the database holds this app. */
+export function hasApp(db: Db, appId: number): boolean {
+  return statement(db, "SELECT 1 FROM apps WHERE id = ?").get(appId) !== undefined;
+}
