@@ -80,6 +80,33 @@ describe("recall CLI shell", () => {
   });
 });
 
+describe("an index that cannot be opened", () => {
+  it("is named with what to do, for readers and writers alike, never as 'not indexed yet'", () => {
+    const t = tempDir();
+    try {
+      const notAFolder = path.join(t.dir, "file");
+      writeFileSync(notAFolder, "");
+      const damaged = path.join(t.dir, "damaged");
+      mkdirSync(damaged);
+      writeFileSync(path.join(damaged, "history.db"), "garbage, not SQLite ".repeat(100));
+      for (const args of [["search", "x"], ["status"], ["index"]]) {
+        const a = runCli(args, { RECALL_HOME: notAFolder, HOME: t.dir });
+        expect([a.status, a.stderr.trim()], args.join(" ")).toEqual([
+          1,
+          `recall: RECALL_HOME ${notAFolder}: cannot open or create ${notAFolder}/history.db (ENOTDIR)`,
+        ]);
+        const b = runCli(args, { RECALL_HOME: damaged, HOME: t.dir });
+        expect([b.status, b.stderr.trim()], args.join(" ")).toEqual([
+          1,
+          `recall: ${damaged}/history.db is damaged (SQLITE_NOTADB); move it aside and run \`recall index\` to build a new index`,
+        ]);
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
 describe("recall demo", () => {
   it("writes only into a new, empty or earlier demo folder, twice alike, and keeps RECALL_HOME private", () => {
     const t = tempDir();

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import { recoverFirstLoad } from "./first-load.js";
@@ -73,15 +74,53 @@ export function readyWriter(db: Db, options: { buildMissingIndexes: boolean }): 
  */
 export async function openHistoryStore(options: OpenHistoryOptions): Promise<HistoryStore> {
   const file = path.join(options.home, HISTORY_FILE);
-  if (options.readonly) {
-    let db: Db;
-    try {
-      db = openDatabase(file, { readonly: true });
-    } catch {
+  try {
+    return await openAt(file, options);
+  } catch (error) {
+    throw openFailure(error, file, options.home) ?? error;
+  }
+}
+
+/**
+ * An index that cannot be opened, said so that a person can act on it: a damaged file, or a
+ * RECALL_HOME that is not a folder recall may use. Anything else is not rewritten.
+ */
+function openFailure(error: unknown, file: string, home: string): RecallError | null {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string") return null;
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
+    return new RecallError(
+      "Unavailable",
+      `${file} is damaged (${code}); move it aside and run \`recall index\` to build a new index`,
+    );
+  if (["ENOTDIR", "EACCES", "EPERM", "EROFS", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_PERM"].includes(code))
+    return new RecallError("Config", `RECALL_HOME ${home}: cannot open or create ${file} (${code})`);
+  return null;
+}
+
+/** NotFound only when the index file is really not there (an unreadable one is not "not yet"). */
+function checkIndexExists(file: string): void {
+  try {
+    statSync(file);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT")
       throw new RecallError("NotFound", `no index at ${file} yet; run \`recall index\` first`);
+    throw error;
+  }
+}
+
+async function openAt(file: string, options: OpenHistoryOptions): Promise<HistoryStore> {
+  if (options.readonly) {
+    checkIndexExists(file);
+    const db = openDatabase(file, { readonly: true });
+    let engine: string | undefined;
+    try {
+      registerFunctions(db);
+      engine = readMeta(db, "engine");
+    } catch (error) {
+      db.close();
+      throw error;
     }
-    registerFunctions(db);
-    const engine = readMeta(db, "engine");
     if (engine !== "fts5" && engine !== "plain") {
       db.close();
       throw new RecallError("NotFound", `${file} is not a recall index yet; run \`recall index\` first`);
