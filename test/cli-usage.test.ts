@@ -45,6 +45,11 @@ describe("recall CLI shell", () => {
     expectUsageError(["--bogus"], /unknown option/);
     expectUsageError(["search"], /missing required argument/);
     expectUsageError(["search", "x", "--limit", "ten"], /--limit/);
+    expectUsageError(["help", "bogus"], /unknown command 'bogus'/);
+    expectUsageError(["search", "x", "--project", "  "], /--project must not be empty/);
+    expectUsageError(["search", "x", "--session", ""], /--session must not be empty/);
+    expectUsageError(["export", "x", "--out", ""], /--out must not be empty/);
+    expectUsageError(["export", "x", "--list", "--out", "f"], /--list takes neither --out nor --file/);
   });
 
   it("says plainly when a command needs a verb", () => {
@@ -76,6 +81,13 @@ describe("recall CLI shell", () => {
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/config\.json: sources\.claude: /);
+    // `recall status` on an existing index says why nothing can index it, not what to run.
+    writeFileSync(`${t.dir}/config.json`, "{}");
+    expect(runCli(["index"], { RECALL_HOME: t.dir, HOME: t.dir }).status).toBe(0);
+    writeFileSync(`${t.dir}/config.json`, JSON.stringify({ sources: { claude: "yes" } }));
+    const status = runCli(["status"], { RECALL_HOME: t.dir, HOME: t.dir });
+    expect(status.status).toBe(0);
+    expect(status.stdout).toMatch(/none can start until the config is fixed: .*sources\.claude: /);
     t.cleanup();
   });
 });

@@ -67,6 +67,10 @@ export const exportCommand: CommandModule = {
       .option("--file <path>", "only the bytes retained from this file (see --list)")
       .option("--list", "list the files retained for the conversation (path and bytes), one per line")
       .action(async (given: string, flags: ExportFlags) => {
+        if (flags.out !== undefined && flags.out.trim() === "")
+          throw new RecallError("Usage", "--out must not be empty");
+        if (flags.list && (flags.out !== undefined || flags.file !== undefined))
+          throw new RecallError("Usage", "--list takes neither --out nor --file");
         const store = await openHistoryStore({
           home: ctx().home,
           projectionVersion: PROJECTION_VERSION,

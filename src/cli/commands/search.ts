@@ -88,6 +88,11 @@ export const searchCommand: CommandModule = {
       )
       .option("--json", "print the tool's JSON")
       .action(async (words: string[], flags: SearchFlags) => {
+        // A blank value would filter on nothing and find nothing: the flag's mistake, named.
+        for (const k of ["project", "session", "job"] as const) {
+          if (flags[k] !== undefined && flags[k].trim() === "")
+            throw new RecallError("Usage", `--${k} must not be empty`);
+        }
         const filters = Object.fromEntries(
           (["project", "session", "job", "agent", "kind", "since", "until"] as const)
             .filter((k) => flags[k] !== undefined)

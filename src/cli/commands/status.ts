@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { isRecallError } from "../../core/errors.js";
 import { statSync } from "node:fs";
 import { readAudit, type AuditRecord } from "../../audit/audit-log.js";
 import { askBroker } from "../../indexer/broker.js";
@@ -63,6 +64,14 @@ export const statusCommand: CommandModule = {
       .option("--json", "print JSON")
       .action(async (flags: { json?: boolean }) => {
         const { home } = ctx();
+        // An invalid config.json stops `recall mcp` and `recall index`: say so here, not what to run.
+        let configError: string | null = null;
+        try {
+          ctx().config();
+        } catch (error) {
+          if (!isRecallError(error)) throw error;
+          configError = error.message;
+        }
         const store = await openHistoryStore({ home, projectionVersion: PROJECTION_VERSION, readonly: true });
         try {
           const now = Date.now();
@@ -75,6 +84,7 @@ export const statusCommand: CommandModule = {
             rebuilding: published?.rebuilding ?? false,
             sources: sourceCoverage(store.db),
             toolCalls: toolFigures(readAudit(home, 1000)),
+            configError,
           };
           if (flags.json) return printJson(status);
           const out: string[] = [];
@@ -82,8 +92,11 @@ export const statusCommand: CommandModule = {
           out.push(
             status.broker.running
               ? `broker running${status.broker.pid ? ` (pid ${status.broker.pid})` : ""}${status.broker.busy ? ", busy with a foreground command" : ""}`
-              : "no broker running: start `recall mcp` (or run `recall index`) to bring the index up to date",
+              : configError
+                ? `no broker running, and none can start until the config is fixed: ${configError}`
+                : "no broker running: start `recall mcp` (or run `recall index`) to bring the index up to date",
           );
+          if (status.rebuilding) out.push("rebuilding the index (searches say `indexing` until it is done)");
           if (status.lastRun) {
             out.push(
               `last indexing run: ${status.lastRun.records} records in ${status.lastRun.batches} batches, ` +
