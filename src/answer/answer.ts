@@ -89,17 +89,27 @@ export async function answerFromHits(
     generationMs: options.timeouts?.generationMs ?? GENERATION_TIMEOUT_MS,
     totalMs: options.timeouts?.totalMs ?? ANSWER_DEADLINE_MS,
   };
-  const deadline = AbortSignal.timeout(timeouts.totalMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   /** Why the answer stopped early, once the signal has aborted. */
   const stopped = () =>
     options.signal?.aborted
       ? "was cancelled by the caller"
       : `took longer than the ${Math.round(timeouts.totalMs / 1000)} s answer deadline`;
   if (options.signal?.aborted) return failed(`the answer ${stopped()}`);
+  // The caller's signal or the deadline, wired by hand: Node 20 holds the signals
+  // AbortSignal.any and AbortSignal.timeout return only weakly, so a garbage collection could
+  // drop the abort that must kill a running model CLI.
+  const stop = new AbortController();
+  const signal = stop.signal;
+  const deadline = setTimeout(() => stop.abort(), timeouts.totalMs);
+  const cancel = () => stop.abort();
+  options.signal?.addEventListener("abort", cancel, { once: true });
   // Probes and the run share one fresh, empty directory: no project files, instructions or
   // config for a CLI to pick up, and nothing left behind.
-  const cwd = await mkdtemp(path.join(os.tmpdir(), "recall-answer-"));
+  const cwd = await mkdtemp(path.join(os.tmpdir(), "recall-answer-")).catch((error: unknown) => {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener("abort", cancel);
+    throw error;
+  });
   try {
     const base = { env: options.env, cwd, config: options.config, timeouts, signal };
     const { selected, skipped } = await selectProvider(options.providers ?? DEFAULT_PROVIDERS, base);
@@ -140,6 +150,8 @@ export async function answerFromHits(
     const citedSources = cited.map((id) => sources.find((s) => s.id === id)!);
     return { text, agent: provider.name, model, sources: citedSources };
   } finally {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener("abort", cancel);
     await rm(cwd, { recursive: true, force: true });
   }
 }
