@@ -15,6 +15,16 @@ function expectUsageError(args: string[], pattern: RegExp, env: Record<string, s
   expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/);
 }
 
+/** Runs `body` with a temporary folder, removed afterwards whatever happens. */
+function inTempDir(body: (dir: string) => void): void {
+  const t = tempDir();
+  try {
+    body(t.dir);
+  } finally {
+    t.cleanup();
+  }
+}
+
 describe("recall CLI shell", () => {
   it("prints help and version with exit 0", () => {
     const help = runCli(["--help"]);
@@ -93,41 +103,36 @@ describe("recall CLI shell", () => {
 });
 
 describe("an index that cannot be opened", () => {
-  it("is named with what to do, for readers and writers alike, never as 'not indexed yet'", () => {
-    const t = tempDir();
-    try {
-      const notAFolder = path.join(t.dir, "file");
+  it("is named with what to do, for readers and writers alike, never as 'not indexed yet'", () =>
+    inTempDir((dir) => {
+      const notAFolder = path.join(dir, "file");
       writeFileSync(notAFolder, "");
-      const damaged = path.join(t.dir, "damaged");
+      const damaged = path.join(dir, "damaged");
       mkdirSync(damaged);
       writeFileSync(path.join(damaged, "history.db"), "garbage, not SQLite ".repeat(100));
       for (const args of [["search", "x"], ["status"], ["index"]]) {
-        const a = runCli(args, { RECALL_HOME: notAFolder, HOME: t.dir });
+        const a = runCli(args, { RECALL_HOME: notAFolder, HOME: dir });
         expect([a.status, a.stderr.trim()], args.join(" ")).toEqual([
           1,
           `recall: RECALL_HOME ${notAFolder}: cannot open or create ${notAFolder}/history.db (ENOTDIR)`,
         ]);
-        const b = runCli(args, { RECALL_HOME: damaged, HOME: t.dir });
+        const b = runCli(args, { RECALL_HOME: damaged, HOME: dir });
         expect([b.status, b.stderr.trim()], args.join(" ")).toEqual([
           1,
           `recall: ${damaged}/history.db is damaged (SQLITE_NOTADB); move it aside and run \`recall index\` to build a new index`,
         ]);
       }
-    } finally {
-      t.cleanup();
-    }
-  });
+    }));
 });
 
 describe("recall demo", () => {
-  it("writes only into a new, empty or earlier demo folder, twice alike, and keeps RECALL_HOME private", () => {
-    const t = tempDir();
-    try {
-      const home = path.join(t.dir, "recall");
-      const env = { RECALL_HOME: home, HOME: path.join(t.dir, "home") };
+  it("writes only into a new, empty or earlier demo folder, twice alike, and keeps RECALL_HOME private", () =>
+    inTempDir((dir) => {
+      const home = path.join(dir, "recall");
+      const env = { RECALL_HOME: home, HOME: path.join(dir, "home") };
       mkdirSync(env.HOME);
       // A folder holding someone's databases is refused, and left as it was.
-      const theirs = path.join(t.dir, "theirs");
+      const theirs = path.join(dir, "theirs");
       mkdirSync(path.join(theirs, ".config", "dyad"), { recursive: true });
       writeFileSync(path.join(theirs, ".config", "dyad", "sqlite.db"), "precious");
       expectUsageError(["demo", "--out", theirs, "--messages", "50"], /holds other files/, env);
@@ -147,25 +152,18 @@ describe("recall demo", () => {
       });
       expect(manifests[1]).toEqual(manifests[0]);
       expect(statSync(home).mode & 0o777).toBe(0o700);
-    } finally {
-      t.cleanup();
-    }
-  });
+    }));
 });
 
 describe("recall start", () => {
-  it("rejects a bad --port before it writes or indexes anything", () => {
-    const t = tempDir();
-    try {
-      const env = { RECALL_HOME: path.join(t.dir, "recall"), HOME: t.dir };
+  it("rejects a bad --port before it writes or indexes anything", () =>
+    inTempDir((dir) => {
+      const env = { RECALL_HOME: path.join(dir, "recall"), HOME: dir };
       for (const args of [
         ["start", "--port", "abc"],
         ["start", "--no-serve", "--port", "70000"],
       ])
         expectUsageError(args, /--port must be a whole number/, env);
       expect(existsSync(env.RECALL_HOME)).toBe(false);
-    } finally {
-      t.cleanup();
-    }
-  });
+    }));
 });
