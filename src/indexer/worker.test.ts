@@ -9,6 +9,7 @@ import { systemClock } from "../core/clock.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { searchHistory } from "../search/history.js";
 import { createSources } from "../sources/registry.js";
+import type { Source } from "../sources/types.js";
 import { READERS_VERSION } from "../sources/version.js";
 import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store/coverage-row.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
@@ -273,6 +274,38 @@ describe("index worker", () => {
         ? true
         : undefined,
     );
+  });
+
+  it("a source that fails every batch neither stops the others nor is recreated every cycle", async () => {
+    const { home, db } = await setup();
+    let created = 0;
+    const config = ConfigSchema.parse({});
+    worker = createIndexWorker({
+      db,
+      createSources: () => {
+        created += 1;
+        const broken: Source = {
+          name: "broken",
+          agent: "broken",
+          nextBatch: () => {
+            throw Object.assign(new Error("damaged"), { code: "SQLITE_CORRUPT" });
+          },
+        };
+        return [broken, ...createSources({ HOME: home }, config)];
+      },
+      projectionVersion: PROJECTION_VERSION,
+      cadence: { idleMs: 5, backlogMs: 1 },
+    });
+    worker.start();
+    await until("every other record", () =>
+      (db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n === 40
+        ? true
+        : undefined,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(worker.figures().errors).toBeGreaterThan(10);
+    // The first set, and the broken source once more: then it waits RESTART_FAILED_SOURCE_MS.
+    expect(created).toBe(2);
   });
 
   it("reindex resets derived documents and cursors but keeps aliases and retained records; sources untouched", async () => {

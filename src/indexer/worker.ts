@@ -16,6 +16,8 @@ import {
 import { checkDerivedVersions, noteDerivedVersions, type Staleness } from "./derived-versions.js";
 import { resetCursors, resetDerivedYielding } from "./rebuild.js";
 
+/** A source whose batch failed is recreated from its committed checkpoints at most this often. */
+export const RESTART_FAILED_SOURCE_MS = 30_000;
 /** The writer republishes coverage at least this often while it runs (a heartbeat). */
 export const COVERAGE_HEARTBEAT_MS = 5_000;
 /** indexedThrough is recomputed at most this often per source (a scan of its conversations). */
@@ -231,17 +233,36 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     return run;
   };
 
-  /** A batch failed after its source moved on in memory: recreate the sources before the next one. */
-  let restartSources = false;
+  /**
+   * Sources whose batch failed after they had moved on in memory (a file taken off the backlog,
+   * a cursor advanced): each is replaced by a fresh instance that starts from the committed
+   * checkpoints, at most once per RESTART_FAILED_SOURCE_MS, so one that fails every time costs
+   * one re-discovery per interval, not one per cycle. The others keep their state and figures.
+   */
+  const failedSources = new Set<string>();
+  const restartedAt = new Map<string, number>();
   const ensureSources = (): Source[] => {
-    if (restartSources) {
-      restartSources = false;
-      for (const source of sources ?? []) source.close?.();
-      sources = null;
-    }
     if (!sources) {
       sources = options.createSources();
       tracker.reset(sources.map((s) => s.name));
+      failedSources.clear();
+    }
+    const now = performance.now();
+    const due = [...failedSources].filter(
+      (name) => !(now - (restartedAt.get(name) ?? -Infinity) < RESTART_FAILED_SOURCE_MS),
+    );
+    if (due.length > 0) {
+      const fresh = options.createSources();
+      sources = sources.map((source) => {
+        if (!due.includes(source.name)) return source;
+        source.close?.();
+        return fresh.find((f) => f.name === source.name) ?? source;
+      });
+      for (const f of fresh) if (!sources.includes(f)) f.close?.();
+      for (const name of due) {
+        failedSources.delete(name);
+        restartedAt.set(name, now);
+      }
     }
     return sources;
   };
@@ -283,7 +304,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         // off the backlog, a cursor advanced): they start afresh from the committed checkpoints.
         figures.errors += 1;
         log(`${source.name}: batch failed (${errorKind(error)}); retrying`);
-        restartSources = true;
+        failedSources.add(source.name);
       }
       await yieldNow();
     }
@@ -360,7 +381,8 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         shouldStop: () => closing,
       });
     } catch (error) {
-      restartSources = true; // as after a failed cycle: the group rolled back
+      // As after a failed cycle: the group rolled back, whichever source's batch failed.
+      for (const source of sources ?? []) failedSources.add(source.name);
       throw error;
     }
     figures.records += result.records;
