@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
@@ -152,6 +152,22 @@ describe("recall demo", () => {
       });
       expect(manifests[1]).toEqual(manifests[0]);
       expect(statSync(home).mode & 0o777).toBe(0o700);
+      // HOME by another name, a file, and an earlier demo whose folder links out: all refused.
+      symlinkSync(env.HOME, path.join(dir, "home-link"));
+      expectUsageError(["demo", "--out", path.join(dir, "home-link")], /your home folder/, env);
+      expectUsageError(
+        ["demo", "--out", path.join(theirs, ".config", "dyad", "sqlite.db")],
+        /not a folder/,
+        env,
+      );
+      const demo = path.join(home, "demo");
+      const outside = path.join(dir, "outside");
+      mkdirSync(path.join(outside, "share", "opencode"), { recursive: true });
+      writeFileSync(path.join(outside, "share", "opencode", "opencode.db"), "mine");
+      rmSync(path.join(demo, ".local"), { recursive: true });
+      symlinkSync(outside, path.join(demo, ".local"));
+      expectUsageError(["demo", "--messages", "50"], /leads out of the folder/, env);
+      expect(readFileSync(path.join(outside, "share", "opencode", "opencode.db"), "utf8")).toBe("mine");
     }));
 });
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RecallError } from "../../core/errors.js";
@@ -33,33 +33,60 @@ function wholeNumber(
   return Number(value);
 }
 
+/** The path with every link resolved, or as given when it does not exist. */
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+const inside = (child: string, parent: string) => child.startsWith(parent + path.sep);
+
 /**
  * The demo writes a fake HOME, replacing the databases it names: only into a new or empty
- * folder, or one an earlier demo wrote (whose corpus is cleared first, so the same seed writes
- * the same corpus again). Never into the user's own home.
+ * folder, or one an earlier demo wrote (its manifest names this folder; that corpus is cleared
+ * first, so the same seed writes the same corpus again). Never into the user's home or a folder
+ * above it, and nothing reached through a link out of the folder is removed.
  */
 function prepareDemoFolder(root: string): void {
-  if (root === path.resolve(os.homedir()))
-    throw new RecallError(
-      "Usage",
-      `--out must not be your home folder (${root}): the demo replaces databases there`,
-    );
-  if (!existsSync(root) || readdirSync(root).length === 0) return;
-  if (!existsSync(path.join(root, MANIFEST_FILE)))
-    throw new RecallError(
-      "Usage",
-      `--out ${root} holds other files and no earlier demo corpus: pick a new or empty folder`,
-    );
-  const paths = demoPaths(root);
-  for (const dir of [
+  const refuse = (why: string) => new RecallError("Usage", `--out ${root}: ${why}`);
+  let stat;
+  try {
+    stat = statSync(root);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return;
+    throw error;
+  }
+  if (!stat.isDirectory()) throw refuse("not a folder");
+  const real = realpathSync(root);
+  const home = realOrSelf(os.homedir());
+  if (real === home || inside(home, real))
+    throw refuse("is your home folder or holds it: the demo replaces databases there");
+  if (readdirSync(root).length === 0) return;
+  let earlier: unknown;
+  try {
+    earlier = (JSON.parse(readFileSync(path.join(root, MANIFEST_FILE), "utf8")) as { root?: unknown }).root;
+  } catch {
+    earlier = undefined;
+  }
+  if (typeof earlier !== "string" || realOrSelf(earlier) !== real)
+    throw refuse("holds other files and no earlier demo corpus of its own: pick a new or empty folder");
+  const paths = demoPaths(real);
+  const targets = [
     paths.claudeConfigDir,
     paths.codexHome,
     paths.opencodeDataDir,
     paths.dyadAppsDir,
     paths.bridgeDir,
-  ])
-    rmSync(dir, { recursive: true, force: true });
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(paths.dyadDb + suffix, { force: true });
+    ...["", "-wal", "-shm", "-journal"].map((suffix) => paths.dyadDb + suffix),
+  ];
+  for (const target of targets) {
+    if (existsSync(target) && !inside(realpathSync(target), real))
+      throw refuse(`${target} leads out of the folder (a link): nothing was removed`);
+  }
+  for (const target of targets) rmSync(target, { recursive: true, force: true });
 }
 
 export const demoCommand: CommandModule = {
