@@ -75,17 +75,25 @@ describe("recall tool (acting as the host)", () => {
     }
   });
 
-  it("touches no database it refuses: an unknown tool, or one that is not Dyad-shaped", () => {
+  it("touches no database it refuses: an unknown tool or app, or one that is not Dyad-shaped", async () => {
     const t = tempDir();
     try {
+      // A host database recall has never attached to (the shared one is attached by now).
+      const fresh = await generateDemoCorpus({
+        root: path.join(t.dir, "fresh"),
+        seed: 2,
+        sources: { claude: false, codex: false, opencode: false, dyad: { messages: 20 } },
+      });
       const copy = path.join(t.dir, "host.db");
-      copyFileSync(manifest.paths.dyadDb, copy);
+      copyFileSync(fresh.paths.dyadDb, copy);
       const before = readFileSync(copy);
       const r = runCli(["tool", "bogus_tool", "--db", copy, "--app", "1"]);
       expect([r.status, r.stderr.trim()]).toEqual([
         2,
         'recall: unknown tool "bogus_tool" (search_chats, read_chat)',
       ]);
+      const app = runCli(["tool", "search_chats", "--db", copy, "--app", "999"]);
+      expect([app.status, app.stderr.trim()]).toEqual([2, `recall: --app 999: no such app in ${copy}`]);
       expect(readFileSync(copy).equals(before)).toBe(true);
       expect(existsSync(`${copy}.recall-backups`)).toBe(false);
       const empty = path.join(t.dir, "empty.db");

@@ -74,14 +74,21 @@ export const toolCommand: CommandModule = {
         // As the host would open it: its journal mode is the host's (WAL persists in the file).
         const db = openHostDatabase(file, flags.db);
         try {
-          // A database that is not Dyad-shaped, or an app it does not hold, is the caller's mistake.
+          // A database that is not Dyad-shaped, or an app it does not hold, is the caller's mistake,
+          // found before attaching (which installs recall's tables in the host's database).
+          let known: boolean;
+          try {
+            known = hasApp(db, appId);
+          } catch (error) {
+            if (!/no such table/.test((error as Error).message)) throw error;
+            throw new RecallError("Usage", `--db ${flags.db}: not a Dyad-shaped database (no apps table)`);
+          }
+          if (!known) throw new RecallError("Usage", `--app ${appId}: no such app in ${flags.db}`);
           const chatSearch = await attachChatSearch(db, { file }).catch((error: unknown) => {
             if (isRecallError(error) && error.kind === "Validation")
               throw new RecallError("Usage", `--db ${flags.db}: ${error.message}`);
             throw error;
           });
-          if (!hasApp(db, appId))
-            throw new RecallError("Usage", `--app ${appId}: no such app in ${flags.db}`);
           const tool = chatSearch.tools.find((t) => t.name === name)!;
           chatSearch.indexer.start();
           await chatSearch.indexer.drain();
