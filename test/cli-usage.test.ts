@@ -91,7 +91,11 @@ describe("recall CLI shell", () => {
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/config\.json: sources\.claude: /);
-    // `recall status` on an existing index says why nothing can index it, not what to run.
+    // `recall status` says why nothing can index it, not what to run: with no index yet …
+    const early = runCli(["status"], { RECALL_HOME: t.dir, HOME: t.dir });
+    expect(early.status).toBe(1);
+    expect(early.stderr).toMatch(/config\.json: sources\.claude: /);
+    // … and on an existing one.
     writeFileSync(`${t.dir}/config.json`, "{}");
     expect(runCli(["index"], { RECALL_HOME: t.dir, HOME: t.dir }).status).toBe(0);
     writeFileSync(`${t.dir}/config.json`, JSON.stringify({ sources: { claude: "yes" } }));

@@ -150,6 +150,8 @@ describe("guard: login, Host and Origin before any work", () => {
         expect(json(r.body).error).toBe("bad request");
       }
     }
+    // A backslash in the query is just text (a Windows path searched for).
+    expect((await get("/api/search?q=C:\\Users\\decision")).status).toBe(200);
   });
 });
 
@@ -628,8 +630,11 @@ describe("bridge reads after `recall forget`", () => {
       expect(forgot.status, forgot.stderr).toBe(0);
     }
     const gone = await get(runLink);
+    // The same answer as for a run that never was: not even the log's size shows.
     expect(gone.status).toBe(404);
-    expect(gone.body).not.toMatch(/Decision|session/);
+    expect(json(gone.body).error).toMatch(/^run \S+ not found$/);
+    const past = await get(runLink.replace("from=0", "from=999999999"));
+    expect([past.status, json(past.body).error]).toEqual([404, json(gone.body).error]);
     const after = json((await get(historyLink)).body) as { revisions: { id: string }[] };
     expect(after.revisions.map((r) => r.id)).not.toContain(idOf(revisions[0]!.key));
     expect(after.revisions.map((r) => r.id)).toContain(idOf(revisions.at(-1)!.key));

@@ -67,9 +67,17 @@ function parseOffset(from: number | string): number {
  * the end stops after its last complete line (or on a UTF-8 boundary for a longer line), and
  * `next` continues from there.
  */
-export function readRunChunk(root: string, run: string, from: number | string = 0): RunChunk {
+export function readRunChunk(
+  root: string,
+  run: string,
+  from: number | string = 0,
+  /** Whether the run (by its .log basename) may be read: the HTTP route serves only indexed runs. */
+  readable: (log: string) => boolean = () => true,
+): RunChunk {
   const offset = parseOffset(from);
   const where = locateRun(root, run);
+  // The same answer as for a run that never was: not even its size tells a forgotten one apart.
+  if (!readable(where.name.log)) throw notFound(`run ${where.name.base} not found`);
   const source = new FileByteSource(where.log);
   try {
     if (offset > source.size) throw validationError(`from is past the end of the log (${source.size} bytes)`);
@@ -136,21 +144,19 @@ const HAS_RECORDS = `SELECT 1 FROM recall_records WHERE conversation = ? LIMIT 1
 const HAS_RECORD = `SELECT 1 FROM recall_records WHERE conversation = ? AND record_key = ?`;
 
 /**
- * A run chunk, when the index still holds the run: these reads go to the bridge store itself,
- * so a run `recall forget` removed (or one not indexed yet) is NotFound. Every record of a run
- * carries the run's time, so a forget removes a run whole.
+ * Whether the index still holds a run (readRunChunk's `readable`): these reads go to the bridge
+ * store itself, so a run `recall forget` removed (or one not indexed yet) must not be served.
+ * Every record of a run carries the run's time, so a forget removes a run whole.
  */
-export function indexedRunChunk(index: Db, chunk: RunChunk): RunChunk {
-  if (statement(index, HAS_RECORDS).get(runConversationId(chunk.run)) === undefined)
-    throw notFound(`run ${chunk.run} is not in the index (not indexed yet, or forgotten)`);
-  return chunk;
+export function runIndexed(index: Db): (log: string) => boolean {
+  return (log) => statement(index, HAS_RECORDS).get(runConversationId(log)) !== undefined;
 }
 
 /** A decision history page cut to the revisions the index still holds (as for runs). */
 export function indexedDecisionHistory(index: Db, history: DecisionHistory): DecisionHistory {
   const conversation = decisionConversationId(history.topic);
   if (statement(index, HAS_RECORDS).get(conversation) === undefined)
-    throw notFound(`decision ${history.topic} is not in the index (not indexed yet, or forgotten)`);
+    throw notFound(`decision ${history.topic} not found`);
   const revisions = history.revisions.filter(
     (r) =>
       statement(index, HAS_RECORD).get(conversation, decisionRecordKey(history.topic, r.rev)) !== undefined,

@@ -68,12 +68,13 @@ async function handle(
   if (!fetchSiteAllowed(req)) return sendError(res, 403, "forbidden: requested from another site or port");
   const rawUrl = req.url ?? "/";
   // Origin-form paths only: "//host/…" would parse as another authority, and so would "/\host/…"
-  // (URL parsing reads a backslash as a slash), so no raw backslash is accepted at all.
+  // (URL parsing reads a backslash in the path as a slash), so the path takes no raw backslash.
+  // The query may: a browser sends `?q=C:\Users` as typed.
   if (
     rawUrl.length > MAX_URL_CHARS ||
     !rawUrl.startsWith("/") ||
     rawUrl.startsWith("//") ||
-    rawUrl.includes("\\")
+    rawUrl.split("?", 1)[0]!.includes("\\")
   ) {
     return sendError(res, 400, "bad request");
   }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { isRecallError } from "../../core/errors.js";
+import { isRecallError, RecallError } from "../../core/errors.js";
 import { statSync } from "node:fs";
 import { readAudit, type AuditRecord } from "../../audit/audit-log.js";
 import { askBroker } from "../../indexer/broker.js";
@@ -72,7 +72,16 @@ export const statusCommand: CommandModule = {
           if (!isRecallError(error)) throw error;
           configError = error.message;
         }
-        const store = await openHistoryStore({ home, projectionVersion: PROJECTION_VERSION, readonly: true });
+        const store = await openHistoryStore({
+          home,
+          projectionVersion: PROJECTION_VERSION,
+          readonly: true,
+        }).catch((error: unknown) => {
+          // "Run `recall index`" would fail on the config: its error is the one to fix first.
+          if (configError && isRecallError(error) && error.kind === "NotFound")
+            throw new RecallError("Config", configError);
+          throw error;
+        });
         try {
           const now = Date.now();
           const published = readPublishedCoverage(store.db);

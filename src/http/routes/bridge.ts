@@ -2,8 +2,8 @@ import { appendAudit } from "../../audit/audit-log.js";
 import {
   decisionHistory,
   indexedDecisionHistory,
-  indexedRunChunk,
   readRunChunk,
+  runIndexed,
   type RunChunk,
 } from "../../conversations/bridge.js";
 import { isRecallError } from "../../core/errors.js";
@@ -58,7 +58,7 @@ export const runLogRoute: Route = {
         request,
         "run_log",
         (chunk: RunChunk) => `run:${chunk.run}`,
-        () => indexedRunChunk(request.services.db, readRunChunk(request.services.bridgeRoot, run, from ?? 0)),
+        () => readRunChunk(request.services.bridgeRoot, run, from ?? 0, runIndexed(request.services.db)),
       ),
     };
   },
