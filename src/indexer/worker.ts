@@ -300,8 +300,8 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         }
       } catch (error) {
         // One failing source (a locked or damaged file, a busy index) never stalls the others.
-        // Its batch rolled back, but the sources had already moved on in memory (a file taken
-        // off the backlog, a cursor advanced): they start afresh from the committed checkpoints.
+        // Its batch rolled back, but it had already moved on in memory (a file taken off the
+        // backlog, a cursor advanced): ensureSources replaces it with a fresh one.
         figures.errors += 1;
         log(`${source.name}: batch failed (${errorKind(error)}); retrying`);
         failedSources.add(source.name);
