@@ -17,6 +17,8 @@ import {
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { backfill } from "../src/indexer/backfill.js";
+import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { sessionsForAlias } from "../src/indexer/aliases.js";
 import { sourceCoverage } from "../src/indexer/coverage.js";
 import { exportConversation } from "../src/indexer/export.js";
@@ -26,7 +28,7 @@ import { IO_RETRY_FIRST_MS } from "../src/sources/shared/io-retry.js";
 import { forget } from "../src/indexer/forget.js";
 import { resetCursors, resetDerived } from "../src/indexer/rebuild.js";
 import { runCli } from "./helpers/cli.js";
-import { failReads } from "./helpers/failing-reads.js";
+import { failOpens, failReads } from "./helpers/failing-reads.js";
 import { claudeProjects, codexSessions, createHarness, type Harness } from "./sources-harness.js";
 import {
   BASE_TIME,
@@ -949,6 +951,29 @@ describe("incremental JSONL sources", () => {
     }
     expect(h.search("echidna")).toHaveLength(1);
     expect(h.malformed("claude-code")).toBe(1);
+  });
+
+  it("a file that cannot be opened ends the backfill, counted once, and is read once it can be", async () => {
+    h = await createHarness();
+    const file = claudeFile(h);
+    writeFileSync(file, claudeLine({ uuid: "o1", session: SESSION, text: "okapi forest" }));
+    const faults = failOpens(file);
+    let ticks = 0;
+    try {
+      backfill(h.store.db, h.sources, {
+        projectionVersion: PROJECTION_VERSION,
+        clock: h.clock,
+        shouldStop: () => ++ticks > 500,
+      });
+      expect(ticks, "the backfill ended by itself").toBeLessThan(500);
+      expect(faults.failed()).toBeGreaterThan(0);
+      expect(h.malformed("claude-code")).toBe(1);
+    } finally {
+      faults.restore();
+    }
+    h.clock.advance(IO_RETRY_FIRST_MS);
+    h.index();
+    expect(h.search("okapi")).toHaveLength(1);
   });
 
   it("a file whose parser throws is rewound, counted malformed, and stops no other file", async () => {

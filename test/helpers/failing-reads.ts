@@ -38,3 +38,29 @@ export function failReads(file: string, times: number): { failed: () => number; 
     },
   };
 }
+
+/** Every open of one file fails with EACCES (a transcript another user owns), until restored. */
+export function failOpens(file: string): { failed: () => number; restore: () => void } {
+  const { openSync } = fs;
+  let failed = 0;
+  fs.openSync = ((...args: Parameters<typeof openSync>) => {
+    if (args[0] === file) {
+      failed += 1;
+      throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), {
+        code: "EACCES",
+        errno: -13,
+        syscall: "open",
+        path: file,
+      });
+    }
+    return openSync(...args);
+  }) as typeof openSync;
+  syncBuiltinESMExports();
+  return {
+    failed: () => failed,
+    restore: () => {
+      fs.openSync = openSync;
+      syncBuiltinESMExports();
+    },
+  };
+}

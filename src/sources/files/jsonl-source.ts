@@ -17,7 +17,7 @@ import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } f
 import { HEAD_BYTES, headHash, parseHeadHash, readHead, sameHead, sameTail, tailHash } from "./head.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine, type OversizedLine } from "./jsonl-reader.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
-import { ioRetryAt, isSystemError } from "../shared/io-retry.js";
+import { ioRetryAt, isMissing, isSystemError } from "../shared/io-retry.js";
 
 /** New-file discovery repeats this long after the previous sweep started (the spec's 30 s). */
 export const DISCOVERY_INTERVAL_MS = 30_000;
@@ -590,8 +590,12 @@ export class JsonlFileSource implements Source {
         if (live) live.bytes = null;
         try {
           bytes = openBytes(found.path);
-        } catch {
-          return { bytes: 0, more: false };
+        } catch (error) {
+          // Deleted since it was listed: the next poll sees it gone. Anything else (EACCES: a
+          // transcript another user owns) is unreadable(): counted, retried after a backoff, and
+          // no longer taken as a change on every sweep, which kept a backfill from ever ending.
+          if (isMissing(error)) return { bytes: 0, more: false };
+          throw error;
         }
       }
       const unchanged =
