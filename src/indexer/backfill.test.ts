@@ -1,9 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { tempDir } from "../../test/helpers/tmp.js";
+import { describe, expect, it } from "vitest";
+import { tempHistoryStores } from "../../test/helpers/temp-store.js";
 import { systemClock } from "../core/clock.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { emptyBatch, type Source, type SourceBatch } from "../sources/types.js";
-import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import { backfill } from "./backfill.js";
 
 /** A source that reports work waiting for its first `busyPolls` polls, then idle. */
@@ -34,18 +33,10 @@ function scriptedSource(name: string, busyPolls: number) {
 }
 
 describe("backfill scheduling", () => {
-  let store: HistoryStore | null = null;
-  let cleanup = () => {};
-  afterEach(() => {
-    store?.close();
-    store = null;
-    cleanup();
-  });
+  const openStore = tempHistoryStores("recall-backfill-");
 
   it("polls a source that finished its part rarely while another still works, and ends with both idle", async () => {
-    const t = tempDir("recall-backfill-");
-    cleanup = t.cleanup;
-    store = await openHistoryStore({ home: t.dir, projectionVersion: PROJECTION_VERSION });
+    const store = await openStore();
     const busy = scriptedSource("busy", 400);
     const quiet = scriptedSource("quiet", 0);
     let lastTick: string[] = [];

@@ -1,9 +1,8 @@
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { tempDir } from "../../test/helpers/tmp.js";
+import { describe, expect, it } from "vitest";
+import { tempHistoryStores } from "../../test/helpers/temp-store.js";
 import type { ConversationRef, SourceBatch, SourceRecord } from "../sources/types.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
-import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
+import type { HistoryStore } from "../store/history-store.js";
 import { ftsGroup } from "./fts-queue.js";
 import { ingestBatch } from "./ingest.js";
 
@@ -49,23 +48,8 @@ const batch = (parts: Partial<SourceBatch>): SourceBatch => ({
 });
 
 describe("FTS rows queued to the end of a batch or a backfill group", () => {
-  let store: HistoryStore | null = null;
-  let cleanup = () => {};
-  afterEach(() => {
-    store?.close();
-    store = null;
-    cleanup();
-  });
-
-  const open = async () => {
-    const t = tempDir();
-    cleanup = t.cleanup;
-    store = await openHistoryStore({
-      home: path.join(t.dir, "recall"),
-      projectionVersion: PROJECTION_VERSION,
-    });
-    return store.db;
-  };
+  const openStore = tempHistoryStores();
+  const open = async () => (await openStore()).db;
   const ingest = (db: HistoryStore["db"], b: SourceBatch) =>
     ingestBatch(db, b, { source: "test", projectionVersion: PROJECTION_VERSION, now: 0 });
   const matches = (db: HistoryStore["db"], word: string) =>

@@ -6,45 +6,53 @@
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 
+/** The fs functions these injectors replace. */
+type FsPatch = Partial<Pick<typeof fs, "openSync" | "readSync" | "closeSync">>;
+
+/** Replaces some of fs's functions (their ESM exports synced); the result puts them back. */
+function patchFs(patch: FsPatch): () => void {
+  const saved = { openSync: fs.openSync, readSync: fs.readSync, closeSync: fs.closeSync };
+  Object.assign(fs, patch);
+  syncBuiltinESMExports();
+  return () => {
+    Object.assign(fs, saved);
+    syncBuiltinESMExports();
+  };
+}
+
 export function failReads(file: string, times: number): { failed: () => number; restore: () => void } {
   const { openSync, readSync, closeSync } = fs;
   const fds = new Set<number>();
   let failed = 0;
-  fs.openSync = ((...args: Parameters<typeof openSync>) => {
-    const fd = openSync(...args);
-    if (args[0] === file) fds.add(fd);
-    return fd;
-  }) as typeof openSync;
-  // A closed descriptor's number is reused by the next open: forget it, or another file fails.
-  fs.closeSync = ((fd: number) => {
-    fds.delete(fd);
-    closeSync(fd);
-  }) as typeof closeSync;
-  fs.readSync = ((fd: number, ...rest: unknown[]) => {
-    if (fds.has(fd) && failed < times) {
-      failed += 1;
-      throw Object.assign(new Error(`EIO: i/o error, read`), { code: "EIO", errno: -5, syscall: "read" });
-    }
-    return (readSync as (...a: unknown[]) => number)(fd, ...rest);
-  }) as typeof readSync;
-  syncBuiltinESMExports();
-  return {
-    failed: () => failed,
-    restore: () => {
-      fs.openSync = openSync;
-      fs.readSync = readSync;
-      fs.closeSync = closeSync;
-      syncBuiltinESMExports();
-    },
-  };
+  const restore = patchFs({
+    openSync: ((...args: Parameters<typeof openSync>) => {
+      const fd = openSync(...args);
+      if (args[0] === file) fds.add(fd);
+      return fd;
+    }) as typeof openSync,
+    // A closed descriptor's number is reused by the next open: forget it, or another file fails.
+    closeSync: ((fd: number) => {
+      fds.delete(fd);
+      closeSync(fd);
+    }) as typeof closeSync,
+    readSync: ((fd: number, ...rest: unknown[]) => {
+      if (fds.has(fd) && failed < times) {
+        failed += 1;
+        throw Object.assign(new Error(`EIO: i/o error, read`), { code: "EIO", errno: -5, syscall: "read" });
+      }
+      return (readSync as (...a: unknown[]) => number)(fd, ...rest);
+    }) as typeof readSync,
+  });
+  return { failed: () => failed, restore };
 }
 
 /** Every open of one file fails with EACCES (a transcript another user owns), until restored. */
 export function failOpens(file: string): { failed: () => number; restore: () => void } {
   const { openSync } = fs;
   let failed = 0;
-  fs.openSync = ((...args: Parameters<typeof openSync>) => {
-    if (args[0] === file) {
+  const restore = patchFs({
+    openSync: ((...args: Parameters<typeof openSync>) => {
+      if (args[0] !== file) return openSync(...args);
       failed += 1;
       throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), {
         code: "EACCES",
@@ -52,15 +60,7 @@ export function failOpens(file: string): { failed: () => number; restore: () => 
         syscall: "open",
         path: file,
       });
-    }
-    return openSync(...args);
-  }) as typeof openSync;
-  syncBuiltinESMExports();
-  return {
-    failed: () => failed,
-    restore: () => {
-      fs.openSync = openSync;
-      syncBuiltinESMExports();
-    },
-  };
+    }) as typeof openSync,
+  });
+  return { failed: () => failed, restore };
 }
