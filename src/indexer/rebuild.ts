@@ -52,11 +52,14 @@ export function resetDerived(db: Db, sources: readonly string[]): { documents: n
 
 /**
  * The same reset in bounded steps, yielding between them, for a process that keeps serving
- * requests (the broker): cursors first, then documents a chunk per transaction.
+ * requests (the broker): the cursors of `sources` first, then the documents of `documentsOf`
+ * (some of them: a source whose documents the re-read rewrites in place keeps them) a chunk
+ * per transaction.
  */
 export async function resetDerivedYielding(
   db: Db,
   sources: readonly string[],
+  documentsOf: readonly string[],
   onProgress?: (documents: number) => void,
   /** The process is closing: stop between chunks (the next start resets again). */
   shouldStop?: () => boolean,
@@ -64,7 +67,7 @@ export async function resetDerivedYielding(
   const checkpoints = resetCursors(db, sources);
   let documents = 0;
   while (!shouldStop?.()) {
-    const n = db.transaction(() => deleteDocumentsChunk(db, sources))();
+    const n = db.transaction(() => deleteDocumentsChunk(db, documentsOf))();
     if (n === 0) break;
     documents += n;
     onProgress?.(documents);

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createDyadDb } from "../../test/helpers/dyad.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { BASE_TIME, claudeLine } from "../../test/sources-lines.js";
 import { ConfigSchema } from "../config/schema.js";
@@ -256,6 +257,66 @@ describe("index worker", () => {
     expect(hits()).toBe(40);
   });
 
+  it("a projection rebuild rewrites transcript documents in place and keeps those it cannot re-read", async () => {
+    const { file, db, make, rebuilds } = await setup();
+    // Retention keeps no raw bytes, and the CLI deletes one transcript: only the index has it.
+    worker = make(undefined, undefined, 1);
+    await worker.catchUp();
+    await worker.stop();
+    rmSync(file);
+    db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
+    db.prepare("UPDATE recall_documents SET projection_version = 1").run();
+    const hits = () => searchHistory(db, "fts5", "kestrel", {}, 50).hits.length;
+    const versions = () =>
+      db
+        .prepare("SELECT projection_version AS v, count(*) AS n FROM recall_documents GROUP BY v ORDER BY v")
+        .all();
+    worker = make(undefined, undefined, 1);
+    const phases = new Set<string>();
+    const result = await worker.catchUp((p) => {
+      phases.add(p.phase);
+      // Searchable throughout: nothing was deleted ahead of the re-read.
+      expect(hits()).toBe(40);
+    });
+    expect(result.records).toBeGreaterThan(0);
+    expect(rebuilds()).toEqual(["reindex: reset 0 documents and 10 cursors"]);
+    expect(phases.has("reset")).toBe(false);
+    expect(hits()).toBe(40);
+    // The nine files still there were re-projected; the deleted one's four documents stay as they were.
+    expect(versions()).toEqual([
+      { v: 1, n: 4 },
+      { v: PROJECTION_VERSION, n: 36 },
+    ]);
+  });
+
+  it("a projection rebuild deletes a chat database's documents first: what was deleted meanwhile goes", async () => {
+    const { home, db } = await setup();
+    const dyad = createDyadDb(path.dirname(home), "host.db");
+    const chat = dyad.chat(dyad.app("garden"), "plans");
+    dyad.message(chat, "user", "plant the quince tree");
+    const gone = dyad.message(chat, "user", "prune the medlar tree");
+    const config = ConfigSchema.parse({ sources: { dyadDatabases: [dyad.file] } });
+    const make = () =>
+      createIndexWorker({
+        db,
+        createSources: () => createSources({ HOME: home }, config),
+        projectionVersion: PROJECTION_VERSION,
+        cadence: { idleMs: 40, backlogMs: 1 },
+      });
+    const hits = (q: string) => searchHistory(db, "fts5", q, {}, 5).hits.length;
+    worker = make();
+    await worker.catchUp();
+    await worker.stop();
+    expect([hits("quince"), hits("medlar")]).toEqual([1, 1]);
+    // Deleted in the app while no recall ran; then a new projection: the re-read starts afresh.
+    dyad.db.prepare("DELETE FROM messages WHERE id = ?").run(gone);
+    db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
+    worker = make();
+    await worker.catchUp();
+    expect([hits("quince"), hits("medlar")]).toEqual([1, 0]);
+    dyad.db.close();
+  });
+
   it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {
     const { db, make } = await setup();
     const other = new Database(db.name);
@@ -308,7 +369,7 @@ describe("index worker", () => {
     expect(created).toBe(2);
   });
 
-  it("reindex resets derived documents and cursors but keeps aliases and retained records; sources untouched", async () => {
+  it("reindex resets cursors and rewrites documents, keeping aliases and retained records; sources untouched", async () => {
     const { file, db, make } = await setup();
     worker = make();
     await worker.catchUp();
@@ -323,9 +384,10 @@ describe("index worker", () => {
     const mtime = statSync(file).mtimeMs;
     const phases = new Set<string>();
     const result = await worker.reindex((p) => phases.add(p.phase));
-    expect(result.reset.documents).toBe(before.documents);
+    // Transcript documents are rewritten as they are re-read, not deleted first.
+    expect(result.reset.documents).toBe(0);
     expect(result.reset.checkpoints).toBeGreaterThan(0);
-    expect(phases).toEqual(new Set(["reset", "indexing"]));
+    expect(phases).toEqual(new Set(["indexing"]));
     expect({
       aliases: count("SELECT count(*) AS n FROM recall_session_aliases"),
       records: count("SELECT count(*) AS n FROM recall_records"),

@@ -14,7 +14,7 @@ import {
   type SourceTick,
 } from "./backfill.js";
 import { checkDerivedVersions, noteDerivedVersions, type Staleness } from "./derived-versions.js";
-import { resetCursors, resetDerivedYielding } from "./rebuild.js";
+import { resetDerivedYielding } from "./rebuild.js";
 
 /** A source whose batch failed is recreated from its committed checkpoints at most this often. */
 export const RESTART_FAILED_SOURCE_MS = 30_000;
@@ -398,30 +398,36 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
   };
 
   /**
-   * A rebuild: "projection" (and `recall reindex`) deletes the documents and re-reads every
-   * source; "readers" only re-reads them, so what is searchable stays searchable meanwhile, and
-   * documents whose source and retained bytes are both gone are kept.
+   * A rebuild re-reads every source from the start. "readers" keeps every document, for the
+   * re-read to rewrite or supersede. "projection" (and `recall reindex`) deletes first the
+   * documents of sources that keep no history of their own (chat databases, the bridge), whose
+   * re-read would not notice what was deleted meanwhile; a transcript source's documents are
+   * rewritten as they are re-read, so they stay searchable meanwhile, and those whose file and
+   * retained bytes are both gone are kept, as retention promises.
    */
   const reindexLocked = async (
     onProgress?: (p: WorkProgress) => void,
     scope: Exclude<Staleness, null> = "projection",
   ): Promise<ReindexResult> => {
-    const names = ensureSources().map((s) => s.name);
+    const all = ensureSources();
+    const names = all.map((s) => s.name);
+    const deleteFirst = scope === "readers" ? [] : all.filter((s) => !s.retainsHistory).map((s) => s.name);
     tracker.rebuilding = true;
     tracker.publish(true);
     try {
       // Sources keep in-memory positions that assume the cursors being reset: start afresh.
       for (const source of sources ?? []) source.close?.();
       sources = null;
-      const reset =
-        scope === "readers"
-          ? { documents: 0, checkpoints: resetCursors(options.db, names) }
-          : await resetDerivedYielding(
-              options.db,
-              names,
-              (documents) => onProgress?.({ phase: "reset", done: documents, doneBytes: 0, backlogBytes: 0 }),
-              () => closing,
-            );
+      const reset = await resetDerivedYielding(
+        options.db,
+        names,
+        deleteFirst,
+        (documents) => {
+          tracker.publish(); // a heartbeat: a long reset is not taken for a dead writer
+          onProgress?.({ phase: "reset", done: documents, doneBytes: 0, backlogBytes: 0 });
+        },
+        () => closing,
+      );
       log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
       ensureSources();
       const index = await catchUpLocked(onProgress);

@@ -253,6 +253,12 @@ export interface Source {
   readonly name: string;
   /** The agent filter value of its documents. */
   readonly agent: string;
+  /**
+   * Its history outlives what it reads (a CLI deletes old transcripts; recall keeps them): a
+   * projection rebuild rewrites its documents as it re-reads them rather than deleting them
+   * first, so a document it can no longer re-read (file deleted, retained bytes pruned) stays.
+   */
+  readonly retainsHistory?: boolean;
   /** Reads the next bounded batch from committed state. Never writes anything. */
   nextBatch(view: IndexView, budget: Budget): SourceBatch;
   /** Releases open handles (directory streams, databases, decompressors). */

@@ -19,8 +19,9 @@ export interface ReindexSummary {
 }
 
 /**
- * `recall reindex`: resets derived documents, file registrations and cursors (keeping session
- * aliases, retained records, raw chunks and tombstones), then rebuilds them with the same
+ * `recall reindex`: resets file registrations and cursors and the documents of sources that keep
+ * no history (chat databases, the bridge), keeping session aliases, retained records, raw chunks,
+ * tombstones and transcript documents (rewritten as re-read), then rebuilds with the same
  * bounded batches — by asking the running broker over its authenticated local channel, or in
  * this process when no broker runs. Sources are only read, never touched.
  */

@@ -234,6 +234,7 @@ function parseState(checkpoint: SourceCheckpoint | undefined): FileState | null 
 export class JsonlFileSource implements Source {
   readonly name: string;
   readonly agent: string;
+  readonly retainsHistory = true;
   private readonly walker: BoundedWalker;
   private readonly tracked = new Map<string, Tracked>();
   /** Keys with bytes to read, in the order they are served (fair round robin). */

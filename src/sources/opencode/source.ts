@@ -187,6 +187,7 @@ export interface OpencodeSourceOptions {
 export class OpencodeSource implements Source {
   readonly name = OPENCODE_SOURCE;
   readonly agent = OPENCODE_AGENT;
+  readonly retainsHistory = true;
   private readonly dataDir: string;
   private readonly explicitDb: string | null;
   private readonly resolver = new ProjectResolver();
