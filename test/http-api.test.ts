@@ -437,6 +437,28 @@ describe("GET /api/status, /api/consulted, /api/locate", () => {
     expect(typeof status.indexing).toBe("boolean");
   });
 
+  it("says a rebuild is under way only while its writer still publishes", async () => {
+    const writer = new Database(path.join(home, "history.db"));
+    const row = writer
+      .prepare("SELECT value FROM recall_meta WHERE key = 'coverage'")
+      .pluck()
+      .get() as string;
+    const publish = (publishedAt: number) =>
+      writer
+        .prepare("UPDATE recall_meta SET value = ? WHERE key = 'coverage'")
+        .run(JSON.stringify({ ...JSON.parse(row), rebuilding: true, publishedAt }));
+    const rebuilding = async () => json((await get("/api/status")).body).rebuilding;
+    try {
+      publish(Date.now());
+      expect(await rebuilding()).toBe(true);
+      publish(Date.now() - 60_000); // a rebuild whose process was killed
+      expect(await rebuilding()).toBe(false);
+    } finally {
+      writer.prepare("UPDATE recall_meta SET value = ? WHERE key = 'coverage'").run(row);
+      writer.close();
+    }
+  });
+
   it("lists recent tool calls without any query text", async () => {
     const r = await get("/api/consulted?limit=5");
     expect(r.status).toBe(200);

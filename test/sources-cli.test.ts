@@ -288,6 +288,31 @@ describe("recall index / forget / export", () => {
     expect(runCli(["status"], env).stdout).toMatch(/claude-code .* pruned\)/);
   });
 
+  it("says a rebuild is under way only while its writer still publishes (not after it was killed)", () => {
+    const { env } = setup();
+    expect(runCli(["index"], env).status).toBe(0);
+    const db = new Database(path.join(env.RECALL_HOME, "history.db"));
+    const publish = (publishedAt: number) =>
+      db
+        .prepare(
+          "UPDATE recall_meta SET value = json_set(value, '$.rebuilding', json('true'), '$.publishedAt', ?) WHERE key = 'coverage'",
+        )
+        .run(publishedAt);
+    const rebuilding = () =>
+      (JSON.parse(runCli(["status", "--json"], env).stdout) as { rebuilding: boolean }).rebuilding;
+    try {
+      publish(Date.now());
+      expect(rebuilding()).toBe(true);
+      expect(runCli(["status"], env).stdout).toContain("rebuilding the index");
+      // The last row of a rebuild whose process was killed: nobody has published for a minute.
+      publish(Date.now() - 60_000);
+      expect(rebuilding()).toBe(false);
+      expect(runCli(["status"], env).stdout).not.toContain("rebuilding the index");
+    } finally {
+      db.close();
+    }
+  });
+
   it("says where it looked when it finds no agent history at all", () => {
     const withHistory = setup().env;
     const t = tempDir();

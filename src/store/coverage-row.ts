@@ -45,6 +45,14 @@ export interface PublishedCoverage {
 }
 
 /**
+ * Whether a rebuild is under way: the writer said so and still publishes. A writer killed
+ * mid-rebuild (SIGKILL, a crash) leaves `rebuilding` set in its last row, which is then stale.
+ */
+export function rebuildingNow(published: PublishedCoverage | null, now: number): boolean {
+  return published !== null && published.rebuilding && now - published.publishedAt <= COVERAGE_STALE_MS;
+}
+
+/**
  * What every search_history response carries per source: `indexing` (work waiting),
  * `ready` (caught up when last checked), or `stale` (no indexer has checked for a while:
  * history written since may be missing until `recall mcp` or `recall index` runs).

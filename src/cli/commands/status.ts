@@ -5,7 +5,7 @@ import { readAudit, type AuditRecord } from "../../audit/audit-log.js";
 import { askBroker } from "../../indexer/broker.js";
 import { sourceCoverage } from "../../indexer/coverage.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
-import { readCoverage, readPublishedCoverage } from "../../store/coverage-row.js";
+import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../store/coverage-row.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
@@ -90,7 +90,7 @@ export const statusCommand: CommandModule = {
             broker: await brokerState(home),
             coverage: readCoverage(store.db, now),
             lastRun: published?.lastRun ?? null,
-            rebuilding: published?.rebuilding ?? false,
+            rebuilding: rebuildingNow(published, now),
             sources: sourceCoverage(store.db),
             toolCalls: toolFigures(readAudit(home, 1000)),
             configError,

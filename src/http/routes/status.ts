@@ -1,4 +1,4 @@
-import { readCoverage, readPublishedCoverage } from "../../store/coverage-row.js";
+import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../store/coverage-row.js";
 import { singleParams } from "../params.js";
 import type { Route } from "../route.js";
 
@@ -14,11 +14,12 @@ export const statusRoute: Route = {
     const now = services.now();
     const coverage = readCoverage(services.db, now);
     const published = readPublishedCoverage(services.db);
+    const rebuilding = rebuildingNow(published, now);
     return {
       json: {
         engine: services.engine,
-        indexing: (published?.rebuilding ?? false) || coverage.some((c) => c.state === "indexing"),
-        rebuilding: published?.rebuilding ?? false,
+        indexing: rebuilding || coverage.some((c) => c.state === "indexing"),
+        rebuilding,
         writer: published?.writer ?? null,
         publishedAt: published?.publishedAt ?? null,
         lastRun: published?.lastRun ?? null,
