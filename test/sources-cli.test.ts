@@ -313,6 +313,20 @@ describe("recall index / forget / export", () => {
     }
   });
 
+  it("searches but does not index an index a newer recall built", () => {
+    const { env } = setup();
+    expect(runCli(["index"], env).status).toBe(0);
+    const db = new Database(path.join(env.RECALL_HOME, "history.db"));
+    db.prepare("UPDATE recall_meta SET value = value + 1 WHERE key = 'readers_version'").run();
+    db.close();
+    const index = runCli(["index"], env);
+    expect(index.status).toBe(1);
+    expect(index.stderr).toMatch(/^recall: history\.db was built by a newer recall .*upgrade this recall\n$/);
+    const search = runCli(["search", "flamingo"], env);
+    expect(search.status, search.stderr).toBe(0);
+    expect(search.stdout).toContain("flamingo");
+  });
+
   it("says where it looked when it finds no agent history at all", () => {
     const withHistory = setup().env;
     const t = tempDir();

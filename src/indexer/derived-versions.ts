@@ -24,6 +24,23 @@ function older(db: Db, key: string, current: number): boolean {
   return stored === undefined || !(Number(stored) >= current);
 }
 
+/**
+ * Why this build must not write into the index, or null: a newer recall built it (a later
+ * projection or readers version), and records this one wrote would be what that one rebuilt
+ * the index to be rid of. Searching it is fine.
+ */
+export function writtenByNewer(db: Db, projectionVersion: number): string | null {
+  const stored = (key: string) =>
+    Number((statement(db, GET_META).get(key) as { value: string } | undefined)?.value);
+  const projection = stored("projection_version");
+  const readers = stored("readers_version");
+  if (!(projection > projectionVersion) && !(readers > READERS_VERSION)) return null;
+  return (
+    `history.db was built by a newer recall (projection ${projection}, readers ${readers}; this one has ` +
+    `${projectionVersion} and ${READERS_VERSION}): it can search it but does not index into it; upgrade this recall`
+  );
+}
+
 /** The readers version this build writes records with (an index without records gets it at once). */
 export function noteReadersVersion(db: Db): void {
   statement(db, SET_META).run("readers_version", String(READERS_VERSION));

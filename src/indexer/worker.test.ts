@@ -84,7 +84,7 @@ describe("index worker", () => {
       });
     /** The rebuilds the workers made so far. */
     const rebuilds = () => logs.filter((l) => l.startsWith("reindex:"));
-    return { home, file, db, make, rebuilds };
+    return { home, file, db, make, rebuilds, logs };
   };
 
   it("indexes in bounded cycles, publishes coverage, follows appends and stops cleanly", async () => {
@@ -315,6 +315,32 @@ describe("index worker", () => {
     await worker.catchUp();
     expect([hits("quince"), hits("medlar")]).toEqual([1, 0]);
     dyad.db.close();
+  });
+
+  it("does not index into an index a newer recall built, and says so once", async () => {
+    const { file, db, make, rebuilds, logs } = await setup();
+    worker = make();
+    await worker.catchUp();
+    await worker.stop();
+    const setReaders = (v: number) =>
+      db.prepare("UPDATE recall_meta SET value = ? WHERE key = 'readers_version'").run(String(v));
+    setReaders(READERS_VERSION + 1);
+    appendFileSync(
+      file,
+      claudeLine({ uuid: "late", session: SESSION, text: "a late grebe", at: BASE_TIME + 99 }),
+    );
+    const grebes = () => searchHistory(db, "fts5", "grebe", {}, 5).hits.length;
+    worker = make();
+    await expect(worker.catchUp()).rejects.toMatchObject({ kind: "SchemaTooNew" });
+    await expect(worker.reindex()).rejects.toMatchObject({ kind: "SchemaTooNew" });
+    worker.start();
+    await until("cycles", () => (worker!.figures().cycles >= 3 ? true : undefined));
+    expect(grebes()).toBe(0);
+    expect(rebuilds()).toEqual([]); // nor rebuilt back to this version's ways
+    expect(logs.filter((l) => l.includes("built by a newer recall"))).toHaveLength(1);
+    // Back to this version (say the newer one was a trial): the loop indexes again.
+    setReaders(READERS_VERSION);
+    await until("the appended line", () => (grebes() === 1 ? true : undefined));
   });
 
   it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {

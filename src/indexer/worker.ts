@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { systemClock, type Clock } from "../core/clock.js";
+import { RecallError } from "../core/errors.js";
 import type { Source } from "../sources/types.js";
 import { writeCoverage, type PublishedCoverage, type PublishedSource } from "../store/coverage-row.js";
 import type { Db } from "../store/open.js";
@@ -13,7 +14,12 @@ import {
   type BatchLimits,
   type SourceTick,
 } from "./backfill.js";
-import { checkDerivedVersions, noteDerivedVersions, type Staleness } from "./derived-versions.js";
+import {
+  checkDerivedVersions,
+  noteDerivedVersions,
+  writtenByNewer,
+  type Staleness,
+} from "./derived-versions.js";
 import { resetDerivedYielding } from "./rebuild.js";
 
 /** A source whose batch failed is recreated from its committed checkpoints at most this often. */
@@ -280,8 +286,19 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
    */
   let stretch: { started: number; records: number; batches: number } | null = null;
 
+  /** Logged once per run of the loop: a newer recall took over the index (see writtenByNewer). */
+  let refusedNewer = false;
+
   /** One background cycle; returns whether any source still has work. */
   const cycle = async (): Promise<boolean> => {
+    const newer = writtenByNewer(options.db, options.projectionVersion);
+    if (newer) {
+      if (!refusedNewer) log(newer);
+      refusedNewer = true;
+      figures.cycles += 1;
+      return false;
+    }
+    refusedNewer = false;
     const started = performance.now();
     let busy = false;
     for (const source of ensureSources()) {
@@ -439,6 +456,11 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     }
   };
 
+  const refuseNewer = () => {
+    const newer = writtenByNewer(options.db, options.projectionVersion);
+    if (newer) throw new RecallError("SchemaTooNew", newer);
+  };
+
   /** Rebuilt before anything else when another projection or readers version built the index. */
   const derivedStale = (): Staleness => checkDerivedVersions(options.db, options.projectionVersion);
 
@@ -452,7 +474,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       ensureSources();
       loopDone = (async () => {
         try {
-          const stale = derivedStale();
+          const stale = writtenByNewer(options.db, options.projectionVersion) ? null : derivedStale();
           if (stale) await withLock(() => reindexLocked(undefined, stale));
         } catch (error) {
           figures.errors += 1;
@@ -476,12 +498,16 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     },
     catchUp(onProgress) {
       return withLock(async () => {
+        refuseNewer();
         const stale = derivedStale();
         return stale ? (await reindexLocked(onProgress, stale)).index : catchUpLocked(onProgress);
       });
     },
     reindex(onProgress) {
-      return withLock(() => reindexLocked(onProgress));
+      return withLock(async () => {
+        refuseNewer();
+        return reindexLocked(onProgress);
+      });
     },
     figures: () => ({ ...figures }),
     sourceNames: () => ensureSources().map((s) => s.name),
