@@ -105,9 +105,17 @@ export function readRunChunk(
 /**
  * A decision topic's revisions after revision `after` (0: from the first), oldest first, one
  * bounded page: at most DECISION_HISTORY_PAGE revisions, each text cut to
- * DECISION_TEXT_MAX_CHARS (a peer writes them, unbounded).
+ * DECISION_TEXT_MAX_CHARS (a peer writes them, unbounded). Only revisions `visible` accepts
+ * count (the HTTP route: those the index holds): pages are made of them alone, so neither an
+ * empty page nor a short one shows that revisions were left out, and a topic with none is
+ * NotFound like one that never was.
  */
-export function decisionHistory(root: string, topic: string, after: number | string = 0): DecisionHistory {
+export function decisionHistory(
+  root: string,
+  topic: string,
+  after: number | string = 0,
+  visible: (topic: string, rev: number) => boolean = () => true,
+): DecisionHistory {
   const parsed = Topic.safeParse(topic);
   if (!parsed.success) throw validationError("topic must be 1-128 letters, digits or . _ -");
   const from = parseAfter(after);
@@ -116,8 +124,9 @@ export function decisionHistory(root: string, topic: string, after: number | str
   const db = openSourceDatabase(file);
   try {
     if (!hasTables(db, ["decisions"])) throw notFound(`decision ${parsed.data} not found`);
-    const rows = decisionRevisions(db, parsed.data, from, DECISION_HISTORY_PAGE + 1);
-    if (rows.length === 0 && (from === 0 || decisionRevisions(db, parsed.data, 0, 1).length === 0))
+    const shown = (start: number, limit: number) => visibleRevisions(db, parsed.data, start, limit, visible);
+    const rows = shown(from, DECISION_HISTORY_PAGE + 1);
+    if (rows.length === 0 && (from === 0 || shown(0, 1).length === 0))
       throw notFound(`decision ${parsed.data} not found`);
     const page = rows.slice(0, DECISION_HISTORY_PAGE);
     const revisions = page.map(({ pos: _pos, decidedAt, ...row }): DecisionRevision => {
@@ -133,10 +142,35 @@ export function decisionHistory(root: string, topic: string, after: number | str
         ...(truncated ? { truncated: true as const } : {}),
       };
     });
+    // The cursor is the last shown revision's own number: nothing the page does not already show.
     const next = rows.length > DECISION_HISTORY_PAGE ? page.at(-1)!.rev : null;
     return { topic: parsed.data, revisions, next };
   } finally {
     db.close();
+  }
+}
+
+/**
+ * Up to `limit` visible revisions after `afterRev`, read a page at a time: the filter runs before
+ * the page is cut, however many hidden revisions lie between.
+ */
+function visibleRevisions(
+  db: Db,
+  topic: string,
+  afterRev: number,
+  limit: number,
+  visible: (topic: string, rev: number) => boolean,
+): DecisionRow[] {
+  const out: DecisionRow[] = [];
+  let cursor = afterRev;
+  for (;;) {
+    const batch = decisionRevisions(db, topic, cursor, DECISION_HISTORY_PAGE + 1);
+    for (const row of batch) {
+      if (visible(row.topic, row.rev)) out.push(row);
+      if (out.length === limit) return out;
+    }
+    if (batch.length <= DECISION_HISTORY_PAGE) return out;
+    cursor = batch.at(-1)!.rev;
   }
 }
 
@@ -152,16 +186,14 @@ export function runIndexed(index: Db): (log: string) => boolean {
   return (log) => statement(index, HAS_RECORDS).get(runConversationId(log)) !== undefined;
 }
 
-/** A decision history page cut to the revisions the index still holds (as for runs). */
-export function indexedDecisionHistory(index: Db, history: DecisionHistory): DecisionHistory {
-  const conversation = decisionConversationId(history.topic);
-  if (statement(index, HAS_RECORDS).get(conversation) === undefined)
-    throw notFound(`decision ${history.topic} not found`);
-  const revisions = history.revisions.filter(
-    (r) =>
-      statement(index, HAS_RECORD).get(conversation, decisionRecordKey(history.topic, r.rev)) !== undefined,
-  );
-  return { ...history, revisions };
+/**
+ * Whether the index still holds a decision revision (decisionHistory's `visible`), as for runs:
+ * a revision `recall forget` removed, or one not indexed yet, is left out of the history.
+ */
+export function decisionIndexed(index: Db): (topic: string, rev: number) => boolean {
+  return (topic, rev) =>
+    statement(index, HAS_RECORD).get(decisionConversationId(topic), decisionRecordKey(topic, rev)) !==
+    undefined;
 }
 
 /** A revision cursor from a URL (`?after=`): a decimal integer ≥ 0. */

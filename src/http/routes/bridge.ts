@@ -1,7 +1,7 @@
 import { appendAudit } from "../../audit/audit-log.js";
 import {
   decisionHistory,
-  indexedDecisionHistory,
+  decisionIndexed,
   readRunChunk,
   runIndexed,
   type RunChunk,
@@ -66,7 +66,8 @@ export const runLogRoute: Route = {
 
 /**
  * GET /api/decisions/<topic>/history[?after=<rev>]: a decision topic's revisions, oldest first,
- * a bounded page at a time (`next` is the following page's `after`).
+ * a bounded page at a time (`next` is the following page's `after`), of those the index holds
+ * only (not after `recall forget`).
  */
 export const decisionHistoryRoute: Route = {
   method: "GET",
@@ -80,9 +81,11 @@ export const decisionHistoryRoute: Route = {
         "decision_history",
         () => `decision:${topic}`,
         () =>
-          indexedDecisionHistory(
-            request.services.db,
-            decisionHistory(request.services.bridgeRoot, topic, after ?? 0),
+          decisionHistory(
+            request.services.bridgeRoot,
+            topic,
+            after ?? 0,
+            decisionIndexed(request.services.db),
           ),
       ),
     };
