@@ -96,6 +96,14 @@ function writeHostileSession(demo: DemoHome): void {
   );
 }
 
+/**
+ * A Turkish session: "İ" (U+0130) lowercases to "i" + U+0307, which a case-insensitive regex does
+ * not match against "İ"; "ı" (dotless) is another letter. The id's first eight characters differ
+ * from the hostile session's: writeClaudeSession derives the record ids from them.
+ */
+const TURKISH_SESSION = "7a2c4e9f-0000-4000-8000-00000000beef";
+const TURKISH_TEXT = "Toplantı notları: İstanbul ofisi, ISTANBUL ekibi, istanbul deposu ve KİTAP listesi.";
+
 const ARGS = [
   "--headless",
   "--no-sandbox",
@@ -150,6 +158,13 @@ describe.skipIf(!present && !required)("dashboard in Chromium", () => {
     );
     demo = await createDemoHome({ seed: 53, messages: 600 });
     writeHostileSession(demo);
+    writeClaudeSession(
+      demo.manifest.paths.claudeConfigDir,
+      "/home/demo/code/turkish-notes",
+      TURKISH_SESSION,
+      "toplantı notlarını özetle",
+      TURKISH_TEXT,
+    );
     const indexed = runCli(["index"], demo.env);
     expect(indexed.status, indexed.stderr).toBe(0);
     serve = await startServe(demo.env);
@@ -257,6 +272,20 @@ describe.skipIf(!present && !required)("dashboard in Chromium", () => {
     expect(await page.locator("main script, main img, main b").count()).toBe(0);
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => window.__recallXss)).toBeUndefined();
+  });
+
+  it('marks the words with "İ" the search matched, whichever of İ, I or i the query wrote', async () => {
+    for (const [query, wanted] of [
+      ["İstanbul", ["İstanbul", "ISTANBUL", "istanbul"]],
+      ["istanbul kitap", ["İstanbul", "ISTANBUL", "istanbul", "KİTAP"]],
+      ["İSTANBUL KİTAP", ["İstanbul", "ISTANBUL", "istanbul", "KİTAP"]],
+    ] as const) {
+      await page.goto(`${serve.origin}/?${new URLSearchParams({ q: query })}`);
+      await page.waitForSelector(".hit");
+      const snippet = page.locator(".hit .snippet", { hasText: "Toplantı notları" });
+      expect(await snippet.textContent(), query).toBe(TURKISH_TEXT);
+      expect(await snippet.locator("mark").allTextContents(), query).toEqual(wanted);
+    }
   });
 
   it("opens the spec's navigation keys: a transcript link with a sub-agent's child session, and ?message=", async () => {

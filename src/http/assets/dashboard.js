@@ -35,9 +35,12 @@ function highlighted(text, tokens) {
   if (tokens.length === 0) return [document.createTextNode(text)];
   // Matched in the text itself, case-insensitively: offsets found in text.toLowerCase() would be
   // off after a character whose lowercase is longer ("İ").
+  // The index (unicode61, remove_diacritics) folds "İ" and an i or I with a combining dot above
+  // to "i", so a query's "i" and "İ" (lowercased "i̇") find them all; a case-insensitive regex
+  // does not ("İ" has no simple case folding), so each i stands for every such form.
   const alternatives = [...tokens]
     .sort((a, b) => b.length - a.length)
-    .map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    .map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/[iİ]\u0307?/g, "[iIİ]\u0307?"));
   const pattern = new RegExp(alternatives.join("|"), "giu");
   const out = [];
   let at = 0;
