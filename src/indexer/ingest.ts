@@ -88,10 +88,13 @@ const INSERT_RECORD = `
   INSERT INTO recall_records (at, role, kind, hit_id, text, truncated, cursor, model, branch, conversation, ordinal,
     record_key)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+// Updates only what changed: a rebuild re-reads mostly unchanged rows, and SQLite rewrites (and
+// logs) every row an UPDATE matches, changed or not.
 const UPDATE_RECORD = `
   UPDATE recall_records SET at = ?, role = ?, kind = ?, hit_id = ?, text = ?, truncated = ?, cursor = ?, model = ?,
     branch = ?
-  WHERE id = ?`;
+  WHERE id = ? AND (at IS NOT ? OR role IS NOT ? OR kind IS NOT ? OR hit_id IS NOT ? OR text IS NOT ? OR
+    truncated IS NOT ? OR cursor IS NOT ? OR model IS NOT ? OR branch IS NOT ?)`;
 
 /**
  * One document per (source, source key), found through store/document-keys.ts. When another
@@ -105,8 +108,17 @@ const INSERT_DOCUMENT = `
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const UPDATE_DOCUMENT = `
   UPDATE recall_documents SET at = ?, project = ?, session = ?, job = ?, run = ?, message = ?, cursor = ?, role = ?,
-    hit_id = ?, title = ?, body = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?
-  WHERE id = ?`;
+    hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?
+  WHERE id = ? AND (at IS NOT ? OR project IS NOT ? OR session IS NOT ? OR job IS NOT ? OR run IS NOT ? OR
+    message IS NOT ? OR cursor IS NOT ? OR role IS NOT ? OR hit_id IS NOT ? OR is_compaction_summary IS NOT ? OR
+    projection_truncated IS NOT ? OR projection_version IS NOT ?)`;
+/**
+ * The searched text, apart and only when it changed: the FTS update trigger (UPDATE OF title,
+ * body) re-indexes every row the statement updates, and a rebuild re-reads mostly unchanged text.
+ */
+const UPDATE_DOCUMENT_TEXT = `
+  UPDATE recall_documents SET title = @title, body = @body
+  WHERE id = @id AND (title IS NOT @title OR body IS NOT @body)`;
 const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
 const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
@@ -513,7 +525,7 @@ function writeRecord(
     branch,
   ];
   if (existing) {
-    statement(db, UPDATE_RECORD).run(...values, existing.id);
+    statement(db, UPDATE_RECORD).run(...values, existing.id, ...values);
   } else {
     statement(db, INSERT_RECORD).run(...values, conv.id, write.next, key);
     write.next += 1;
@@ -536,7 +548,7 @@ function writeRecord(
   const compaction = projected.isCompactionSummary ? 1 : 0;
   const searchTruncated = projected.search.truncated ? 1 : 0;
   if (doc) {
-    statement(db, UPDATE_DOCUMENT).run(
+    const meta = [
       record.at,
       conv.project,
       conv.session,
@@ -546,13 +558,12 @@ function writeRecord(
       record.cursor,
       record.role,
       record.hitId,
-      title,
-      body,
       compaction,
       searchTruncated,
       projectionVersion,
-      doc.id,
-    );
+    ];
+    statement(db, UPDATE_DOCUMENT).run(...meta, doc.id, ...meta);
+    statement(db, UPDATE_DOCUMENT_TEXT).run({ title, body, id: doc.id });
     if (record.participants) writeParticipants(db, doc.id, record.participants, true);
   } else {
     const info = statement(db, INSERT_DOCUMENT).run(

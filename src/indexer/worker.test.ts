@@ -343,6 +343,21 @@ describe("index worker", () => {
     await until("the appended line", () => (grebes() === 1 ? true : undefined));
   });
 
+  it("a rebuild that re-reads unchanged records rewrites none of them, nor their FTS rows", async () => {
+    const { db, make } = await setup();
+    worker = make();
+    await worker.catchUp();
+    // Counts the rows each table's UPDATEs touch (an update of a document's text also re-indexes its FTS row).
+    db.exec(`
+      CREATE TEMP TABLE updated (tbl TEXT);
+      CREATE TEMP TRIGGER records_updated AFTER UPDATE ON recall_records BEGIN INSERT INTO updated VALUES ('records'); END;
+      CREATE TEMP TRIGGER documents_updated AFTER UPDATE ON recall_documents BEGIN INSERT INTO updated VALUES ('documents'); END;
+    `);
+    await worker.reindex();
+    expect(db.prepare("SELECT tbl, count(*) AS n FROM updated GROUP BY tbl").all()).toEqual([]);
+    expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+  });
+
   it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {
     const { db, make } = await setup();
     const other = new Database(db.name);
