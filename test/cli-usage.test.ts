@@ -129,6 +129,28 @@ describe("an index that cannot be opened", () => {
     }));
 });
 
+describe("a RECALL_HOME that cannot be created", () => {
+  it("is named in one line, promptly, by every command that creates it", (ctx) => {
+    // procfs refuses mkdir with ENOENT under a parent that exists, which sent Node's recursive
+    // mkdir round for ever.
+    if (!existsSync("/proc/1")) ctx.skip("no /proc here to refuse a mkdir");
+    inTempDir((dir) => {
+      const home = "/proc/1/recall-home-test";
+      const env = { RECALL_HOME: home, HOME: dir };
+      for (const args of [["index"], ["start", "--no-serve"], ["demo", "--messages", "50"]]) {
+        const r = runCli(args, env, undefined, 20_000);
+        expect([r.status, r.stdout], args.join(" ")).toEqual([1, ""]);
+        expect(r.stderr).toMatch(
+          new RegExp(`^recall: RECALL_HOME ${home}: cannot create this folder \\(E[A-Z]+\\)\\n$`),
+        );
+      }
+      const out = runCli(["demo", "--out", `${home}/demo`, "--messages", "50"], env, undefined, 20_000);
+      expect(out.status).toBe(1);
+      expect(out.stderr).toMatch(/^recall: --out \/proc\/1\/\S+: cannot create this folder \(E[A-Z]+\)\n$/);
+    });
+  });
+});
+
 describe("recall demo", () => {
   it("writes only into a new, empty or earlier demo folder, twice alike, and keeps RECALL_HOME private", () =>
     inTempDir((dir) => {

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { chatConversationId } from "../sources/dyad/source.js";
-import { makePrivateDir } from "../store/private-files.js";
+import { makeRecallHome } from "../store/private-files.js";
 
 /**
  * A content-free record of one tool call, kept by the surface that made it (not in the index):
@@ -121,7 +121,7 @@ export function auditCall(
  * processes append; a rotation race can at worst drop one previous file.
  */
 export function appendAudit(home: string, record: AuditRecord, maxBytes = AUDIT_MAX_BYTES): void {
-  makePrivateDir(home);
+  makeRecallHome(home);
   const file = path.join(home, AUDIT_FILE);
   try {
     if (statSync(file).size >= maxBytes) renameSync(file, path.join(home, AUDIT_PREVIOUS_FILE));

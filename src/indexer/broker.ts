@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { ERROR_KINDS, isRecallError, RecallError } from "../core/errors.js";
-import { makePrivateDir } from "../store/private-files.js";
+import { makeRecallHome } from "../store/private-files.js";
 
 /**
  * Broker election. Exactly one recall process writes the index: the one that holds an
@@ -62,7 +62,7 @@ export interface ElectionOptions {
 function brokerToken(home: string): string {
   const file = path.join(home, TOKEN_FILE);
   if (!existsSync(file)) {
-    makePrivateDir(home);
+    makeRecallHome(home);
     try {
       writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600, flag: "wx" });
     } catch {
@@ -131,7 +131,7 @@ function tryListen(server: net.Server, socketPath: string): Promise<boolean> {
 }
 
 export function electBroker(options: ElectionOptions): BrokerHandle {
-  makePrivateDir(options.home);
+  makeRecallHome(options.home);
   const socketPath = socketPathFor(options.home);
   const token = brokerToken(options.home);
   let server: net.Server | null = null;

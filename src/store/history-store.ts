@@ -8,7 +8,7 @@ import { migrate, type MigrateResult } from "./migrate.js";
 import { openDatabase, type Db } from "./open.js";
 import { ensureReadIndexes } from "./read-indexes.js";
 import { HISTORY_MIGRATIONS } from "./schema/history.js";
-import { makePrivateDbFile } from "./private-files.js";
+import { makePrivateDbFile, makeRecallHome } from "./private-files.js";
 
 export interface HistoryStore {
   db: Db;
@@ -129,6 +129,7 @@ async function openAt(file: string, options: OpenHistoryOptions): Promise<Histor
   }
   // A first load cut short by an OS crash may have left a torn file (store/first-load.ts).
   recoverFirstLoad(file, path.join(options.home, "backups"));
+  makeRecallHome(options.home); // named as RECALL_HOME when it cannot be made
   makePrivateDbFile(file);
   const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
   try {

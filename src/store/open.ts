@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { makeDirs } from "../core/make-dirs.js";
 
 export type Db = Database.Database;
 
@@ -22,7 +22,7 @@ export interface OpenOptions {
  * a busy timeout so brief lock contention is waited out, foreign keys enforced.
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
-  if (!options.readonly && file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  if (!options.readonly && file !== ":memory:") makeDirs(path.dirname(file));
   const db = new Database(file, {
     readonly: options.readonly ?? false,
     fileMustExist: options.readonly ?? false,

@@ -5,15 +5,28 @@
  * may be one the user chose), database files 0600, and SQLite gives a database's -wal and -shm
  * the mode of the database file.
  */
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
+import { chmodSync, closeSync, openSync, statSync } from "node:fs";
 import path from "node:path";
+import { RecallError } from "../core/errors.js";
+import { makeDirs } from "../core/make-dirs.js";
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
 /** Creates a folder (and its parents) only its owner can enter. */
 export function makePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  makeDirs(dir, DIR_MODE);
+}
+
+/** Creates RECALL_HOME private; one that cannot be made is the user's to fix, and said so. */
+export function makeRecallHome(home: string): void {
+  try {
+    makePrivateDir(home);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== "string") throw error;
+    throw new RecallError("Config", `RECALL_HOME ${home}: cannot create this folder (${code})`);
+  }
 }
 
 /**

@@ -9,13 +9,21 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the compiled `recall` binary in a child process with the given environment additions. */
-export function runCli(args: string[], env: Record<string, string> = {}, input?: string): CliResult {
+/**
+ * Runs the compiled `recall` binary in a child process with the given environment additions.
+ * One still running after `timeoutMs` is killed (status null).
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+  timeoutMs = 120_000,
+): CliResult {
   const result: SpawnSyncReturns<string> = spawnSync(process.execPath, [CLI, ...args], {
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1", ...env },
     input,
-    timeout: 120_000,
+    timeout: timeoutMs,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -3,8 +3,9 @@ import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync }
 import os from "node:os";
 import path from "node:path";
 import { RecallError } from "../../core/errors.js";
+import { makeDirs } from "../../core/make-dirs.js";
 import { demoPaths, generateDemoCorpus, MANIFEST_FILE } from "../../demo/index.js";
-import { makePrivateDir } from "../../store/private-files.js";
+import { makeRecallHome } from "../../store/private-files.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { progressBar } from "../progress.js";
@@ -56,8 +57,15 @@ function prepareDemoFolder(root: string): void {
   try {
     stat = statSync(root);
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return;
-    throw error;
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+    try {
+      makeDirs(root);
+    } catch (cause) {
+      const code = (cause as { code?: unknown }).code;
+      if (typeof code !== "string") throw cause;
+      throw new RecallError("Config", `--out ${root}: cannot create this folder (${code})`);
+    }
+    return;
   }
   if (!stat.isDirectory()) throw refuse("not a folder");
   const real = realpathSync(root);
@@ -103,7 +111,7 @@ export const demoCommand: CommandModule = {
           throw new RecallError("Usage", "--out must not be empty");
         const messages = wholeNumber("--messages", flags.messages, MAX_DEMO_MESSAGES) ?? 600;
         // The default folder sits in RECALL_HOME, which is private (0700) whoever creates it first.
-        if (flags.out === undefined) makePrivateDir(ctx().home);
+        if (flags.out === undefined) makeRecallHome(ctx().home);
         const root = path.resolve(flags.out ?? path.join(ctx().home, "demo"));
         prepareDemoFolder(root);
         const bar = progressBar("demo", messages);

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { agentRoots, type Env } from "../../config/paths.js";
 import { generateDemoCorpus, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
-import { makePrivateDir } from "../../store/private-files.js";
+import { makeRecallHome } from "../../store/private-files.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
@@ -77,7 +77,7 @@ export const startCommand: CommandModule = {
         let sourceEnv = env;
         let sample = "decision";
         if (!hasAgentHistory(env)) {
-          makePrivateDir(home); // RECALL_HOME is private (0700), whichever command creates it
+          makeRecallHome(home); // RECALL_HOME is private (0700), whichever command creates it
           const root = path.join(home, "demo");
           const manifest = await demoCorpus(root);
           sourceEnv = demoEnv(env, manifest);
