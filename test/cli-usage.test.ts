@@ -1,7 +1,17 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.js";
+import { CLI, runCli } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
 /** A user mistake: exit 2 and exactly one line on stderr, never a stack trace. */
@@ -151,7 +161,78 @@ describe("a RECALL_HOME that cannot be created", () => {
   });
 });
 
+/**
+ * Starts a large `recall demo` writing into `root` and kills it (SIGKILL: no handler runs) once
+ * corpus files are there, as a Ctrl-C or a crash mid-generation would.
+ */
+async function killMidDemo(args: string[], env: Record<string, string>, root: string): Promise<void> {
+  const child = spawn(process.execPath, [CLI, "demo", "--messages", "5000000", ...args], {
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdio: "ignore",
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(path.join(root, ".claude"))) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error("the demo wrote nothing");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    child.kill("SIGKILL");
+    await exited;
+  }
+}
+
+/** Files under a folder, at any depth. */
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
+
 describe("recall demo", () => {
+  it("runs again into a folder an interrupted demo left behind", async () => {
+    const t = tempDir();
+    try {
+      const env = { RECALL_HOME: path.join(t.dir, "recall"), HOME: t.dir };
+      const out = path.join(t.dir, "out");
+      await killMidDemo(["--out", out], env, out);
+      const r = runCli(["demo", "--out", out, "--messages", "50", "--json"], env);
+      expect(r.status, r.stderr).toBe(0);
+      const manifest = JSON.parse(r.stdout) as { root: string; counts: { claude: { files: number } } };
+      expect(manifest.root).toBe(out);
+      // The cut-short corpus was cleared, not mixed into the new one.
+      expect(filesUnder(path.join(out, ".claude"))).toHaveLength(manifest.counts.claude.files);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("is written again by recall start when an earlier one was cut short", async () => {
+    const t = tempDir();
+    try {
+      const env = {
+        RECALL_HOME: path.join(t.dir, "recall"),
+        HOME: t.dir,
+        XDG_DATA_HOME: "",
+        XDG_CONFIG_HOME: "",
+        CLAUDE_CONFIG_DIR: "",
+        CODEX_HOME: "",
+        OPENCODE_DB: "",
+      };
+      const root = path.join(env.RECALL_HOME, "demo");
+      await killMidDemo([], env, root);
+      const r = runCli(["start", "--no-serve"], env);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/writing a demo corpus/);
+      const manifest = JSON.parse(readFileSync(path.join(root, "demo-manifest.json"), "utf8")) as {
+        counts: { claude: { files: number } };
+      };
+      expect(filesUnder(path.join(root, ".claude"))).toHaveLength(manifest.counts.claude.files);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it("writes only into a new, empty or earlier demo folder, twice alike, and keeps RECALL_HOME private", () =>
     inTempDir((dir) => {
       const home = path.join(dir, "recall");

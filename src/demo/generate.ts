@@ -86,6 +86,7 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
   const baseTime = options.baseTime ?? DEFAULT_BASE_TIME;
   const root = path.resolve(options.root);
   const paths = demoPaths(root);
+  writeManifest({ root, seed, incomplete: true });
   const specs = resolveSources(options);
   const rng = new Rng(seed);
   const text = new TextModel(rng);

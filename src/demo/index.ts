@@ -13,6 +13,7 @@ export {
   DEMO_SOURCES,
   MANIFEST_FILE,
   demoPaths,
+  isIncompleteManifest,
   type DemoManifest,
   type DemoOptions,
   type DemoSource,

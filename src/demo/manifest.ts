@@ -1,3 +1,4 @@
+import { renameSync } from "node:fs";
 import path from "node:path";
 import type { BridgeDemoCounts } from "./bridge.js";
 import { writeWholeFile } from "./writer.js";
@@ -93,8 +94,26 @@ export function demoPaths(root: string): DemoManifest["paths"] {
   };
 }
 
-export function writeManifest(manifest: DemoManifest): string {
+/**
+ * The manifest written before any corpus file: a run cut short (Ctrl-C, a kill) leaves a folder
+ * the next run recognises as an earlier demo's (its root) and clears. The full manifest replaces
+ * it once the corpus is complete.
+ */
+export interface IncompleteDemoManifest {
+  root: string;
+  seed: number;
+  incomplete: true;
+}
+
+export function isIncompleteManifest(manifest: unknown): manifest is IncompleteDemoManifest {
+  return (manifest as { incomplete?: unknown } | null)?.incomplete === true;
+}
+
+export function writeManifest(manifest: DemoManifest | IncompleteDemoManifest): string {
   const file = path.join(manifest.root, MANIFEST_FILE);
-  writeWholeFile(file, JSON.stringify(manifest, null, 2) + "\n");
+  // Whole or not at all: a kill mid-write must not leave a manifest that no longer names the root.
+  const partial = `${file}.partial`;
+  writeWholeFile(partial, JSON.stringify(manifest, null, 2) + "\n");
+  renameSync(partial, file);
   return file;
 }

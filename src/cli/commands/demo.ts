@@ -47,11 +47,12 @@ const inside = (child: string, parent: string) => child.startsWith(parent + path
 
 /**
  * The demo writes a fake HOME, replacing the databases it names: only into a new or empty
- * folder, or one an earlier demo wrote (its manifest names this folder; that corpus is cleared
- * first, so the same seed writes the same corpus again). Never into the user's home or a folder
- * above it, and nothing reached through a link out of the folder is removed.
+ * folder, or one an earlier demo wrote (its manifest names this folder, and is written first, so
+ * a run cut short counts; that corpus is cleared first, so the same seed writes the same corpus
+ * again). Never into the user's home or a folder above it, and nothing reached through a link
+ * out of the folder is removed.
  */
-function prepareDemoFolder(root: string): void {
+export function prepareDemoFolder(root: string): void {
   const refuse = (why: string) => new RecallError("Usage", `--out ${root}: ${why}`);
   let stat;
   try {

@@ -2,7 +2,12 @@ import type { Command } from "commander";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { agentRoots, type Env } from "../../config/paths.js";
-import { generateDemoCorpus, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
+import {
+  generateDemoCorpus,
+  isIncompleteManifest,
+  MANIFEST_FILE,
+  type DemoManifest,
+} from "../../demo/index.js";
 import { makeRecallHome } from "../../store/private-files.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
@@ -10,6 +15,7 @@ import { queryTokens } from "../../search/query.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
 import { progressBar } from "../progress.js";
+import { prepareDemoFolder } from "./demo.js";
 import { catchUpThroughBroker } from "./index-command.js";
 import { formatHit } from "./search.js";
 import { parsePort, serveDashboard } from "./serve.js";
@@ -36,8 +42,12 @@ export function hasAgentHistory(env: Env): boolean {
 async function demoCorpus(root: string): Promise<DemoManifest> {
   const file = path.join(root, MANIFEST_FILE);
   if (existsSync(file)) {
-    process.stdout.write(`No agent history found on this machine; using the demo corpus in ${root}\n`);
-    return JSON.parse(readFileSync(file, "utf8")) as DemoManifest;
+    const manifest = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    if (!isIncompleteManifest(manifest)) {
+      process.stdout.write(`No agent history found on this machine; using the demo corpus in ${root}\n`);
+      return manifest as DemoManifest;
+    }
+    prepareDemoFolder(root); // a corpus cut short: cleared, then written again
   }
   process.stdout.write(`No agent history found on this machine; writing a demo corpus to ${root}\n`);
   return generateDemoCorpus({ root, seed: 1 });
