@@ -1,4 +1,6 @@
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -8,9 +10,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { HISTORY_FILE, registerFunctions } from "../src/store/history-store.js";
+import { migrate } from "../src/store/migrate.js";
+import { openDatabase } from "../src/store/open.js";
+import { HISTORY_MIGRATIONS } from "../src/store/schema/history.js";
 import { CLI, runCli } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -124,7 +130,14 @@ describe("an index that cannot be opened", () => {
       const damaged = path.join(dir, "damaged");
       mkdirSync(damaged);
       writeFileSync(path.join(damaged, "history.db"), "garbage, not SQLite ".repeat(100));
+      const folder = path.join(dir, "folder");
+      mkdirSync(path.join(folder, "history.db"), { recursive: true });
       for (const args of [["search", "x"], ["status"], ["index"]]) {
+        const c = runCli(args, { RECALL_HOME: folder, HOME: dir });
+        expect([c.status, c.stderr.trim()], args.join(" ")).toEqual([
+          1,
+          `recall: ${folder}/history.db is not a file; move it aside and run \`recall index\` to build a new index`,
+        ]);
         const a = runCli(args, { RECALL_HOME: notAFolder, HOME: dir });
         expect([a.status, a.stderr.trim()], args.join(" ")).toEqual([
           1,
@@ -137,6 +150,52 @@ describe("an index that cannot be opened", () => {
         ]);
       }
     }));
+});
+
+describe("an index that cannot be upgraded", () => {
+  it("names the backups folder when the backup taken before a migration cannot be written", async (ctx) => {
+    // root passes every permission check: the index then runs as nobody, over files nobody owns.
+    const asRoot = process.getuid?.() === 0;
+    const nobody = { uid: 65534, gid: 65534 };
+    const run = (args: string[], env: Record<string, string>) =>
+      spawnSync(process.execPath, [CLI, ...args], {
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1", ...env },
+        timeout: 60_000,
+        ...(asRoot ? nobody : {}),
+      });
+    if (asRoot && run(["--version"], {}).status !== 0)
+      ctx.skip("root here, and the CLI cannot run as nobody");
+    const t = tempDir();
+    try {
+      const home = path.join(t.dir, "recall");
+      const file = path.join(home, HISTORY_FILE);
+      // An index an older release left: one migration behind.
+      const old = openDatabase(file);
+      registerFunctions(old);
+      await migrate({
+        db: old,
+        file,
+        migrations: HISTORY_MIGRATIONS.slice(0, -1),
+        context: { engine: "fts5", projectionVersion: 1 },
+        backupDir: path.join(home, "backups"),
+      });
+      old.close();
+      const backups = path.join(home, "backups");
+      mkdirSync(backups);
+      chmodSync(backups, 0o500);
+      if (asRoot) for (const p of [t.dir, home, file]) chownSync(p, nobody.uid, nobody.gid);
+      const r = run(["index"], { RECALL_HOME: home, HOME: t.dir, XDG_CONFIG_HOME: "", XDG_DATA_HOME: "" });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^recall: RECALL_HOME ${home}: cannot write a backup of the index to ${backups}/history\\.db\\.v\\d+\\.\\S+\\.bak \\(EACCES\\)\\n$`,
+        ),
+      );
+    } finally {
+      t.cleanup();
+    }
+  });
 });
 
 describe("a RECALL_HOME that cannot be created", () => {

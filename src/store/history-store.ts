@@ -82,8 +82,9 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
 }
 
 /**
- * An index that cannot be opened, said so that a person can act on it: a damaged file, or a
- * RECALL_HOME that is not a folder recall may use. Anything else is not rewritten.
+ * An index that cannot be opened, said so that a person can act on it: a damaged file, something
+ * else in its place, or a RECALL_HOME (or its backups folder) that recall may not use. Anything
+ * else is not rewritten.
  */
 function openFailure(error: unknown, file: string, home: string): RecallError | null {
   const code = (error as { code?: unknown }).code;
@@ -93,9 +94,45 @@ function openFailure(error: unknown, file: string, home: string): RecallError | 
       "Unavailable",
       `${file} is damaged (${code}); move it aside and run \`recall index\` to build a new index`,
     );
-  if (["ENOTDIR", "EACCES", "EPERM", "EROFS", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_PERM"].includes(code))
+  // A folder in its place fails as EISDIR or as SQLite's disk I/O error, neither of which says so.
+  if (existsAsNonFile(file))
+    return new RecallError(
+      "Unavailable",
+      `${file} is not a file; move it aside and run \`recall index\` to build a new index`,
+    );
+  if (["ENOTDIR", "EACCES", "EPERM", "EROFS", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_PERM"].includes(code)) {
+    // Node's errors name the path that failed, which in a usable RECALL_HOME may be its backups
+    // folder, not the index: a migration first writes a backup there.
+    const failed = (error as { path?: unknown }).path;
+    const backups = path.join(path.resolve(home), "backups");
+    if (
+      typeof failed === "string" &&
+      (failed === backups || failed.startsWith(backups + path.sep)) &&
+      existsAsFolder(home)
+    )
+      return new RecallError(
+        "Config",
+        `RECALL_HOME ${home}: cannot write a backup of the index to ${failed} (${code})`,
+      );
     return new RecallError("Config", `RECALL_HOME ${home}: cannot open or create ${file} (${code})`);
+  }
   return null;
+}
+
+function existsAsNonFile(file: string): boolean {
+  try {
+    return !statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function existsAsFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** NotFound only when the index file is really not there (an unreadable one is not "not yet"). */
