@@ -66,6 +66,18 @@ describe("recall CLI shell", () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
+  it("helps with any command through recall help, the help command included", () => {
+    for (const [name, usage] of [
+      [[], /^Usage: recall \[options\] \[command\]/],
+      [["search"], /^Usage: recall search /],
+      [["help"], /^Usage: recall help /],
+    ] as const) {
+      const r = runCli(["help", ...name]);
+      expect([r.status, r.stderr], name.join(" ")).toEqual([0, ""]);
+      expect(r.stdout).toMatch(usage);
+    }
+  });
+
   it("rejects unknown commands and options with one line and exit 2", () => {
     expectUsageError(["frobnicate"], /unknown command/);
     expectUsageError(["--bogus"], /unknown option/);

@@ -30,13 +30,7 @@ function fail(error: unknown): number {
     ) {
       return EXIT.ok;
     }
-    // `recall help <unknown>` ends in commander's outputHelp with a bare "(outputHelp)" message.
-    const asked = process.argv.includes("help") ? process.argv[process.argv.indexOf("help") + 1] : undefined;
-    printError(
-      error.code === "commander.help" && asked !== undefined
-        ? `unknown command '${asked}' (see recall --help)`
-        : error.message.replace(/^error:\s*/, ""),
-    );
+    printError(error.message.replace(/^error:\s*/, ""));
     return EXIT.usage;
   }
   if (isRecallError(error)) {
