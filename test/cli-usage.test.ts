@@ -66,7 +66,10 @@ describe("recall CLI shell", () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it("helps with any command through recall help, the help command included", () => {
+  it("helps with any command through recall help, the help command included, and when given none", () => {
+    const bare = runCli([]);
+    expect([bare.status, bare.stderr]).toEqual([0, ""]);
+    expect(bare.stdout).toMatch(/^Usage: recall \[options\] \[command\]/);
     for (const [name, usage] of [
       [[], /^Usage: recall \[options\] \[command\]/],
       [["search"], /^Usage: recall search /],

@@ -43,7 +43,10 @@ function fail(error: unknown): number {
   return EXIT.failure;
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(given: string[]): Promise<number> {
+  // A bare `recall` shows what it can do, as `recall --help` does (commander would print its help
+  // as an error, which the one-line error output swallows).
+  const argv = given.length > 2 ? given : [...given, "--help"];
   let ctx: CliContext | undefined;
   const lazyContext = () => (ctx ??= createContext());
   const program = buildProgram(lazyContext, await loadCommands(argv), packageVersion());
