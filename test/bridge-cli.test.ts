@@ -137,5 +137,16 @@ describe("recall bridge", () => {
     });
     expect([file.status, file.stderr.trim().split("\n").length]).toEqual([2, 1]);
     expect(file.stderr).toMatch(/cannot be created or opened \(ENOTDIR\)/);
+    // A folder that cannot be made (procfs says ENOENT under a folder that exists).
+    if (existsSync("/proc/1")) {
+      const proc = runCli(["bridge", "post", "--from", "a", "--to", "b", "x"], {
+        ...env,
+        RECALL_BRIDGE_DIR: "/proc/1/recall-bridge",
+      });
+      expect([proc.status, proc.stderr.trim().split("\n").length]).toEqual([2, 1]);
+      expect(proc.stderr).toMatch(
+        /bridge store \/proc\/1\/recall-bridge: cannot be created or opened \(ENOENT\)/,
+      );
+    }
   });
 });

@@ -33,9 +33,10 @@ function withWriter<T>(ctx: () => CliContext, work: (writer: BridgeWriter) => T)
   try {
     writer = openBridgeWriter(root);
   } catch (error) {
-    // A store folder that cannot be one (a file, no permission): the setting's mistake, named.
+    // A store folder that cannot be one (a file, no permission, a place no folder can be made):
+    // the setting's mistake, named.
     const code = (error as { code?: string }).code;
-    if (code === "ENOTDIR" || code === "EEXIST" || code === "EACCES" || code === "EROFS")
+    if (["ENOTDIR", "EEXIST", "EACCES", "EPERM", "EROFS", "ENOENT"].includes(code ?? ""))
       throw new RecallError(
         "Usage",
         `bridge store ${root}: cannot be created or opened (${code}); check RECALL_BRIDGE_DIR or sources.bridgeDir`,
