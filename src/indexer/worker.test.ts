@@ -358,6 +358,36 @@ describe("index worker", () => {
     expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
   });
 
+  it.each(["catchUp", "reindex"] as const)(
+    "a transcript cut back past its first 4 KiB while no recall ran loses the cut lines' documents (%s)",
+    async (how) => {
+      const { file, db, make } = await setup();
+      const pad = "lorem ipsum dolor ".repeat(150); // each line about 2.7 KB: four fill past 4 KiB
+      const line = (n: number, word: string) =>
+        claudeLine({
+          uuid: `big${n}`,
+          session: SESSION,
+          text: `${word} ${n} ${pad}`,
+          at: BASE_TIME + 200 + n,
+        });
+      writeFileSync(file, [0, 1, 2, 3].map((n) => line(n, n < 2 ? "kept" : "secretword")).join(""));
+      worker = make();
+      await worker.catchUp();
+      await worker.stop();
+      const hits = (q: string) => searchHistory(db, "fts5", q, {}, 10).hits.length;
+      expect(hits("secretword")).toBe(2);
+      // The person removes the last two lines and the session goes on: same first 4 KiB, same size or more.
+      writeFileSync(
+        file,
+        [0, 1].map((n) => line(n, "kept")).join("") + line(7, "replacement") + line(8, "more"),
+      );
+      worker = make();
+      if (how === "catchUp") await worker.catchUp();
+      else await worker.reindex();
+      expect([hits("secretword"), hits("kept"), hits("replacement")]).toEqual([0, 2, 1]);
+    },
+  );
+
   it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {
     const { db, make } = await setup();
     const other = new Database(db.name);

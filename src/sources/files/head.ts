@@ -10,7 +10,7 @@ export function readHead(source: ByteSource, length = HEAD_BYTES): Buffer {
 }
 
 /** Reads `[start, end)` of a source, or as much of it as the source holds. */
-function readRange(source: ByteSource, start: number, end: number): Buffer {
+export function readRange(source: ByteSource, start: number, end: number): Buffer {
   const parts: Buffer[] = [];
   let got = 0;
   while (start + got < end) {

@@ -6,6 +6,7 @@ import type {
   ConversationRef,
   IndexView,
   RawChunk,
+  RetainedExtent,
   Source,
   SourceBatch,
   SourceCheckpoint,
@@ -14,7 +15,16 @@ import type {
 } from "../types.js";
 import { emptyBatch } from "../types.js";
 import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } from "./byte-source.js";
-import { HEAD_BYTES, headHash, parseHeadHash, readHead, sameHead, sameTail, tailHash } from "./head.js";
+import {
+  HEAD_BYTES,
+  headHash,
+  parseHeadHash,
+  readHead,
+  readRange,
+  sameHead,
+  sameTail,
+  tailHash,
+} from "./head.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine, type OversizedLine } from "./jsonl-reader.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
 import { ioRetryAt, isMissing, isSystemError } from "../shared/io-retry.js";
@@ -788,14 +798,18 @@ export class JsonlFileSource implements Source {
       };
     }
     // First sight (or after a rebuild reset the checkpoints): continue a retained epoch when
-    // the file still starts with the retained bytes, else open a new epoch.
+    // the file still holds the retained bytes, else open a new epoch (and reset what the old
+    // one produced, as for a file replaced under a checkpoint).
     let epoch = at.epoch;
     let rawEnd = at.rawEnd;
     if (at.bytes) {
       const extent = view.retainedExtent(this.name, at.rawFile, HEAD_BYTES);
       if (extent) {
         const head = readHead(at.bytes, extent.head.length);
-        const same = head.length >= extent.head.length && head.equals(extent.head);
+        const same =
+          head.length >= extent.head.length &&
+          head.equals(extent.head) &&
+          (isCompressed(at.path) || this.holdsRetainedTail(view, at.rawFile, at.bytes, extent));
         epoch = same ? extent.epoch : extent.epoch + 1;
         rawEnd = same ? extent.end : 0;
         if (!same && extent.conversation) batch.resets.push(extent.conversation);
@@ -807,6 +821,26 @@ export class JsonlFileSource implements Source {
       epoch,
       rawEnd,
     });
+  }
+
+  /**
+   * Whether a plain file still holds the last retained bytes of its epoch where they were read:
+   * one truncated or rewritten past its head since (while no checkpoint watched it, as after a
+   * rebuild's reset) must not have its old lines' documents kept. A compressed rollout is never
+   * rewritten in place, and its bytes at an offset cost a decode from the start.
+   */
+  private holdsRetainedTail(
+    view: IndexView,
+    rawFile: string,
+    bytes: ByteSource,
+    extent: RetainedExtent,
+  ): boolean {
+    if (bytes.size !== null && bytes.size < extent.end) return false;
+    const from = Math.max(extent.start, extent.end - HEAD_BYTES);
+    const retained = view.readRetained(this.name, rawFile, extent.epoch, from, extent.end - from);
+    // Pruned by retention: nothing left to compare with.
+    if (retained.length < extent.end - from) return true;
+    return readRange(bytes, from, extent.end).equals(retained);
   }
 
   /** The file was truncated or replaced: clear what it produced and read it again, in a new epoch. */
