@@ -4,6 +4,7 @@ import { tempDir } from "../../test/helpers/tmp.js";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { attachChatSearch, type ChatSearch } from "./attach.js";
 import { drainChatBatch } from "../indexer/chat-queue.js";
+import { readRewrites } from "../store/rewrites.js";
 
 interface Env {
   f: DyadFixture;
@@ -166,10 +167,13 @@ describe("embedded chat index", () => {
         "INSERT INTO recall_documents (id, source, source_key, hit_id, kind, agent, at, role, body, projection_version) VALUES (999, 'chat', '999', 'chat:1:999', 'chat', 'dyad', 0, 'user', 'orphan', 1)",
       )
       .run();
+    const rewrites = readRewrites(f.db);
     search.indexer.start();
     expect(search.indexer.figures().rebuilding).toBe(true);
     await drain(search);
     await search.indexer.stop();
+    // Term statistics carried by a search's cache are dropped at the rebuild's start and end.
+    expect(Number(readRewrites(f.db))).toBe(Number(rewrites ?? 0) + 2);
     expect(match(f, '"heron"')).toHaveLength(1);
     expect(match(f, '"orphan"')).toEqual([]);
     expect(search.indexer.figures().rebuilding).toBe(false);

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { mergeStep } from "../store/fts-merge.js";
+import { noteDocumentsRewritten } from "../store/rewrites.js";
 import type { Db } from "../store/open.js";
 import {
   backlogSize,
@@ -129,6 +130,8 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
         if (result.indexed + result.removed > 0) await merge();
         if (!result.more) break;
       }
+      // Term statistics a search built meanwhile saw documents still being rewritten.
+      if (figures.rebuilding) noteDocumentsRewritten(db);
       figures.rebuilding = false;
       figures.lastDrainMs = performance.now() - started;
     } finally {

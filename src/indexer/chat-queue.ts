@@ -1,6 +1,7 @@
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
 import { projectChatMessage, PROJECTION_VERSION } from "../projection/index.js";
 import type { Db } from "../store/open.js";
+import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
 import { messagesByIds, sizesOf, type DyadMessageRow } from "../sources/dyad/tables.js";
 
@@ -179,6 +180,7 @@ export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: nu
         statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('projection_version', ?)").run(
           String(PROJECTION_VERSION),
         );
+        noteDocumentsRewritten(db); // every document is about to be rewritten in place
       }
       const orphans = statement(
         db,

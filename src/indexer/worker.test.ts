@@ -9,11 +9,14 @@ import { ConfigSchema } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { searchHistory } from "../search/history.js";
+import { plannerTuning } from "../search/planner.js";
+import { computeTermStats } from "../search/term-stats.js";
 import { createSources } from "../sources/registry.js";
 import type { Source } from "../sources/types.js";
 import { READERS_VERSION } from "../sources/version.js";
 import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store/coverage-row.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
+import { writeTermStats } from "../store/term-stats.js";
 import { backfill } from "./backfill.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
 
@@ -387,6 +390,27 @@ describe("index worker", () => {
       expect([hits("secretword"), hits("kept"), hits("replacement")]).toEqual([0, 2, 1]);
     },
   );
+
+  it("a rebuild that rewrites documents' text drops term statistics, persisted and cached", async () => {
+    const { db, make } = await setup();
+    worker = make();
+    await worker.catchUp();
+    await worker.stop();
+    // An index an older projection wrote: ten documents' bodies lacked the word.
+    db.prepare("UPDATE recall_documents SET body = replace(body, 'kestrel ', '') WHERE id <= 10").run();
+    db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
+    // Every plan on this small index uses the term's statistics, as common words do at scale.
+    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
+    try {
+      writeTermStats(db, computeTermStats(db, "kestrel")); // the broker's idle job, then
+      expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(30); // and this connection's cache
+      worker = make();
+      await worker.catchUp(); // the projection rebuild puts the word back
+      expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+    } finally {
+      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
+    }
+  });
 
   it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {
     const { db, make } = await setup();

@@ -4,6 +4,7 @@ import { RecallError } from "../core/errors.js";
 import type { Source } from "../sources/types.js";
 import { writeCoverage, type PublishedCoverage, type PublishedSource } from "../store/coverage-row.js";
 import type { Db } from "../store/open.js";
+import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
 import {
   backfillYielding,
@@ -432,6 +433,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     tracker.rebuilding = true;
     tracker.publish(true);
     try {
+      noteDocumentsRewritten(options.db);
       // Sources keep in-memory positions that assume the cursors being reset: start afresh.
       for (const source of sources ?? []) source.close?.();
       sources = null;
@@ -451,6 +453,12 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       if (!closing) noteDerivedVersions(options.db, options.projectionVersion);
       return { reset, index };
     } finally {
+      try {
+        // Statistics built meanwhile (the idle job, a search) saw documents still being rewritten.
+        noteDocumentsRewritten(options.db);
+      } catch (error) {
+        log(`reindex: could not drop term statistics (${errorKind(error)})`);
+      }
       tracker.rebuilding = false;
       tracker.publish(true);
     }

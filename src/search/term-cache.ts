@@ -1,5 +1,6 @@
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
+import { readRewrites } from "../store/rewrites.js";
 import { readTermStats, type StoredTermStats } from "../store/term-stats.js";
 import { bm25Idf } from "./bm25.js";
 import { ftsTotals, type FtsTotals } from "./fts-index.js";
@@ -16,9 +17,9 @@ import { ftsTerm } from "./stem.js";
  * survives growth: each count and list remembers the highest rowid it saw (`through`). Counts
  * catch up by counting only the rows above it (a rowid-range read); lists stay as they were and
  * the planner scores the rows above their `through` itself (planner.ts). The cache starts over
- * when the index shrinks or has grown by more than CARRY_GROWTH since it started, so what it
- * carries is never far from what a rebuild would give; results that used carried knowledge are
- * flagged inexact.
+ * when the index shrinks or has grown by more than CARRY_GROWTH since it started, or a rebuild
+ * rewrote documents in place (store/rewrites.ts), so what it carries is never far from what a
+ * rebuild would give; results that used carried knowledge are flagged inexact.
  */
 
 /** Rows one impact list keeps. */
@@ -64,6 +65,8 @@ export interface TermCache {
   lists: Map<string, ImpactList>;
   /** Persisted statistics looked up so far (null: none usable). */
   stored: Map<string, StoredTermStats | null>;
+  /** The documents-rewritten counter when the cache started (store/rewrites.ts). */
+  rewrites: string | null;
 }
 
 const caches = new WeakMap<Db, TermCache>();
@@ -80,8 +83,10 @@ export function termCache(db: Db): TermCache {
   let cache = caches.get(db);
   if (cache && cache.totals.generation === totals.generation) return cache;
   const top = topRowid(db);
+  const rewrites = readRewrites(db);
   if (
     cache &&
+    cache.rewrites === rewrites &&
     totals.rows >= cache.totals.rows &&
     top >= cache.top &&
     totals.rows <= cache.baseRows * (1 + CARRY_GROWTH)
@@ -97,6 +102,7 @@ export function termCache(db: Db): TermCache {
       atLeast: new Map(),
       lists: new Map(),
       stored: new Map(),
+      rewrites,
     };
   }
   caches.set(db, cache);

@@ -70,6 +70,11 @@ export function writeTermStats(db: Db, s: StoredTermStats): void {
   );
 }
 
+/** Drops every stored term's statistics (they no longer describe the documents). */
+export function clearTermStats(db: Db): void {
+  if (hasTable(db)) statement(db, "DELETE FROM recall_term_stats").run();
+}
+
 /** Rows in the index when each stored term was built. */
 export function storedTermRows(db: Db): Map<string, number> {
   if (!hasTable(db)) return new Map();
