@@ -325,6 +325,7 @@ describe("recall index / forget / export", () => {
     const search = runCli(["search", "flamingo"], env);
     expect(search.status, search.stderr).toBe(0);
     expect(search.stdout).toContain("flamingo");
+    expect(runCli(["status"], env).stdout).toMatch(/built by a newer recall .* does not index into it/);
   });
 
   it("says where it looked when it finds no agent history at all", () => {

@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import Database from "better-sqlite3";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
@@ -35,6 +36,33 @@ describe("npm start on a machine without agent history", () => {
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/using the demo corpus/);
     expect(again.stdout).toMatch(/Indexed 0 records/);
+    // An index a newer recall built: this one says it does not index, and searches all the same.
+    const db = new Database(path.join(t.dir, ".local", "share", "recall", "history.db"));
+    db.prepare("UPDATE recall_meta SET value = value + 1 WHERE key = 'readers_version'").run();
+    db.close();
+    const newer = runCli(["start", "--no-serve"], env);
+    expect(newer.status, newer.stderr).toBe(0);
+    expect(newer.stderr).toMatch(/^recall: history\.db was built by a newer recall/);
+    expect(newer.stdout.match(/^\s+transcript:/gm)?.length ?? 0).toBeGreaterThan(0);
+    t.cleanup();
+  });
+
+  it("names its own demo folder, not an --out it was never given, when that folder holds something else", () => {
+    const t = tempDir();
+    const env = emptyMachine(t.dir);
+    const demo = path.join(t.dir, ".local", "share", "recall", "demo");
+    mkdirSync(path.join(demo, ".claude"), { recursive: true });
+    for (const manifest of [
+      JSON.stringify({ root: "/elsewhere/demo", seed: 1, incomplete: true }),
+      "not json",
+    ]) {
+      writeFileSync(path.join(demo, "demo-manifest.json"), manifest);
+      const r = runCli(["start", "--no-serve"], env);
+      expect(r.status, manifest).toBe(2);
+      expect(r.stderr).toBe(
+        `recall: demo folder ${demo}: holds other files and no earlier demo corpus of its own: move it aside\n`,
+      );
+    }
     t.cleanup();
   });
 

@@ -52,8 +52,8 @@ const inside = (child: string, parent: string) => child.startsWith(parent + path
  * again). Never into the user's home or a folder above it, and nothing reached through a link
  * out of the folder is removed.
  */
-export function prepareDemoFolder(root: string): void {
-  const refuse = (why: string) => new RecallError("Usage", `--out ${root}: ${why}`);
+export function prepareDemoFolder(root: string, named = `--out ${root}`): void {
+  const refuse = (why: string) => new RecallError("Usage", `${named}: ${why}`);
   let stat;
   try {
     stat = statSync(root);
@@ -64,7 +64,7 @@ export function prepareDemoFolder(root: string): void {
     } catch (cause) {
       const code = (cause as { code?: unknown }).code;
       if (typeof code !== "string") throw cause;
-      throw new RecallError("Config", `--out ${root}: cannot create this folder (${code})`);
+      throw new RecallError("Config", `${named}: cannot create this folder (${code})`);
     }
     return;
   }
@@ -81,7 +81,9 @@ export function prepareDemoFolder(root: string): void {
     earlier = undefined;
   }
   if (typeof earlier !== "string" || realOrSelf(earlier) !== real)
-    throw refuse("holds other files and no earlier demo corpus of its own: pick a new or empty folder");
+    throw refuse(
+      `holds other files and no earlier demo corpus of its own: ${named.startsWith("--out") ? "pick a new or empty folder" : "move it aside"}`,
+    );
   const paths = demoPaths(real);
   const targets = [
     paths.claudeConfigDir,

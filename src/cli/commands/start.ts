@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { agentRoots, type Env } from "../../config/paths.js";
+import { isRecallError } from "../../core/errors.js";
 import {
   generateDemoCorpus,
   isIncompleteManifest,
@@ -42,12 +43,17 @@ export function hasAgentHistory(env: Env): boolean {
 async function demoCorpus(root: string): Promise<DemoManifest> {
   const file = path.join(root, MANIFEST_FILE);
   if (existsSync(file)) {
-    const manifest = JSON.parse(readFileSync(file, "utf8")) as unknown;
-    if (!isIncompleteManifest(manifest)) {
+    let manifest: unknown = null;
+    try {
+      manifest = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      // Damaged: prepareDemoFolder below refuses the folder, naming it.
+    }
+    if (manifest !== null && !isIncompleteManifest(manifest)) {
       process.stdout.write(`No agent history found on this machine; using the demo corpus in ${root}\n`);
       return manifest as DemoManifest;
     }
-    prepareDemoFolder(root); // a corpus cut short: cleared, then written again
+    prepareDemoFolder(root, `demo folder ${root}`); // a corpus cut short: cleared, then written again
   }
   process.stdout.write(`No agent history found on this machine; writing a demo corpus to ${root}\n`);
   return generateDemoCorpus({ root, seed: 1 });
@@ -101,19 +107,26 @@ export const startCommand: CommandModule = {
         try {
           // The index's one writer indexes: a running broker, or this process in its place.
           const bar = progressBar("indexing", 1);
-          const work = await catchUpThroughBroker({
-            home,
-            db: store.db,
-            env: sourceEnv,
-            config,
-            bar,
-            command: "start",
-          });
-          bar.stop();
-          const result = work.result;
-          process.stdout.write(
-            `Indexed ${result.records} records in ${result.batches} batches (engine ${store.engine}${work.by === "broker" ? ", by the running broker" : ""}) into ${store.file}\n\n`,
-          );
+          try {
+            const work = await catchUpThroughBroker({
+              home,
+              db: store.db,
+              env: sourceEnv,
+              config,
+              bar,
+              command: "start",
+            });
+            const result = work.result;
+            bar.stop();
+            process.stdout.write(
+              `Indexed ${result.records} records in ${result.batches} batches (engine ${store.engine}${work.by === "broker" ? ", by the running broker" : ""}) into ${store.file}\n\n`,
+            );
+          } catch (error) {
+            bar.stop();
+            // Built by a newer recall: this one searches and serves it all the same.
+            if (!isRecallError(error) || error.kind !== "SchemaTooNew") throw error;
+            process.stderr.write(`recall: ${error.message}\n\n`);
+          }
           const found = searchHistory(store.db, store.engine, sample, {}, 5);
           process.stdout.write(`Sample search: recall search "${sample}"\n\n`);
           if (found.hits.length === 0) process.stdout.write("no hits\n");

@@ -5,6 +5,7 @@ import { readAudit, type AuditRecord } from "../../audit/audit-log.js";
 import { askBroker } from "../../indexer/broker.js";
 import { sourceCoverage } from "../../indexer/coverage.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
+import { writtenByNewer } from "../../indexer/derived-versions.js";
 import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../store/coverage-row.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
@@ -106,6 +107,8 @@ export const statusCommand: CommandModule = {
                 : "no broker running: start `recall mcp` (or run `recall index`) to bring the index up to date",
           );
           if (status.rebuilding) out.push("rebuilding the index (searches say `indexing` until it is done)");
+          const newer = writtenByNewer(store.db, PROJECTION_VERSION);
+          if (newer) out.push(newer);
           if (status.lastRun) {
             out.push(
               `last indexing run: ${status.lastRun.records} records in ${status.lastRun.batches} batches, ` +
