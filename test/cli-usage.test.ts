@@ -147,7 +147,15 @@ describe("an index that cannot be opened", () => {
       writeFileSync(path.join(damaged, "history.db"), "garbage, not SQLite ".repeat(100));
       const folder = path.join(dir, "folder");
       mkdirSync(path.join(folder, "history.db"), { recursive: true });
+      const linked = path.join(dir, "linked");
+      mkdirSync(linked);
+      symlinkSync(path.join(dir, "gone", "history.db"), path.join(linked, "history.db"));
       for (const args of [["search", "x"], ["status"], ["index"]]) {
+        const l = runCli(args, { RECALL_HOME: linked, HOME: dir });
+        expect([l.status, l.stderr.trim()], args.join(" ")).toEqual([
+          1,
+          `recall: ${linked}/history.db is a link to ${dir}/gone/history.db, which cannot be opened or created (ENOENT); fix or remove the link`,
+        ]);
         const c = runCli(args, { RECALL_HOME: folder, HOME: dir });
         expect([c.status, c.stderr.trim()], args.join(" ")).toEqual([
           1,

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import { recoverFirstLoad } from "./first-load.js";
@@ -88,6 +88,7 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
  */
 function openFailure(error: unknown, file: string, home: string): RecallError | null {
   const code = (error as { code?: unknown }).code;
+  if (code === "ENOENT") return danglingLink(file);
   if (typeof code !== "string") return null;
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
     return new RecallError(
@@ -140,9 +141,29 @@ function checkIndexExists(file: string): void {
   try {
     statSync(file);
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT")
-      throw new RecallError("NotFound", `no index at ${file} yet; run \`recall index\` first`);
-    throw error;
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+    throw (
+      danglingLink(file) ?? new RecallError("NotFound", `no index at ${file} yet; run \`recall index\` first`)
+    );
+  }
+}
+
+/** history.db as a symbolic link to nothing (a moved disk, a deleted target): said so, not "no index". */
+function danglingLink(file: string): RecallError | null {
+  try {
+    if (!lstatSync(file).isSymbolicLink()) return null;
+  } catch {
+    return null; // not there at all
+  }
+  try {
+    statSync(file);
+    return null;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") return null;
+    return new RecallError(
+      "Config",
+      `${file} is a link to ${readlinkSync(file)}, which cannot be opened or created (ENOENT); fix or remove the link`,
+    );
   }
 }
 
