@@ -284,6 +284,13 @@ describe("recall demo", () => {
       expect(manifest.root).toBe(out);
       // The cut-short corpus was cleared, not mixed into the new one.
       expect(filesUnder(path.join(out, ".claude"))).toHaveLength(manifest.counts.claude.files);
+      // Killed at its very start, while writing the first manifest: only that half-written file is left.
+      const early = path.join(t.dir, "early");
+      mkdirSync(early);
+      writeFileSync(path.join(early, "demo-manifest.json.partial"), '{"root": "');
+      const again = runCli(["demo", "--out", early, "--messages", "50"], env);
+      expect(again.status, again.stderr).toBe(0);
+      expect(existsSync(path.join(early, "demo-manifest.json.partial"))).toBe(false);
     } finally {
       t.cleanup();
     }

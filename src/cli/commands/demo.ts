@@ -73,7 +73,8 @@ export function prepareDemoFolder(root: string, named = `--out ${root}`): void {
   const home = realOrSelf(os.homedir());
   if (real === home || inside(home, real))
     throw refuse("is your home folder or holds it: the demo replaces databases there");
-  if (readdirSync(root).length === 0) return;
+  // A manifest cut short before its first rename (demo/manifest.ts) is all a run killed at once leaves.
+  if (readdirSync(root).every((entry) => entry === `${MANIFEST_FILE}.partial`)) return;
   let earlier: unknown;
   try {
     earlier = (JSON.parse(readFileSync(path.join(root, MANIFEST_FILE), "utf8")) as { root?: unknown }).root;
