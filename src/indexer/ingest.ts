@@ -108,10 +108,10 @@ const INSERT_DOCUMENT = `
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const UPDATE_DOCUMENT = `
   UPDATE recall_documents SET at = ?, project = ?, session = ?, job = ?, run = ?, message = ?, cursor = ?, role = ?,
-    hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?
+    hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?, kind = ?, agent = ?
   WHERE id = ? AND (at IS NOT ? OR project IS NOT ? OR session IS NOT ? OR job IS NOT ? OR run IS NOT ? OR
     message IS NOT ? OR cursor IS NOT ? OR role IS NOT ? OR hit_id IS NOT ? OR is_compaction_summary IS NOT ? OR
-    projection_truncated IS NOT ? OR projection_version IS NOT ?)`;
+    projection_truncated IS NOT ? OR projection_version IS NOT ? OR kind IS NOT ? OR agent IS NOT ?)`;
 /**
  * The searched text, apart and only when it changed: the FTS update trigger (UPDATE OF title,
  * body) re-indexes every row the statement updates, and a rebuild re-reads mostly unchanged text.
@@ -561,6 +561,8 @@ function writeRecord(
       compaction,
       searchTruncated,
       projectionVersion,
+      record.kind,
+      conv.agent,
     ];
     statement(db, UPDATE_DOCUMENT).run(...meta, doc.id, ...meta);
     statement(db, UPDATE_DOCUMENT_TEXT).run({ title, body, id: doc.id });

@@ -412,6 +412,26 @@ describe("index worker", () => {
     }
   });
 
+  it("a rebuild brings a document's kind and agent to what the reader says now", async () => {
+    const { db, make } = await setup();
+    worker = make();
+    await worker.catchUp();
+    await worker.stop();
+    const first = () =>
+      db.prepare("SELECT kind, agent FROM recall_documents ORDER BY id LIMIT 1").get() as {
+        kind: string;
+        agent: string;
+      };
+    const now = first();
+    db.prepare(
+      "UPDATE recall_documents SET kind = 'older-kind', agent = 'older-agent' WHERE id = (SELECT min(id) FROM recall_documents)",
+    ).run();
+    db.prepare("DELETE FROM recall_meta WHERE key = 'readers_version'").run();
+    worker = make();
+    await worker.catchUp();
+    expect(first()).toEqual(now);
+  });
+
   it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {
     const { db, make } = await setup();
     const other = new Database(db.name);
