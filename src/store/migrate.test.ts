@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
@@ -68,6 +68,39 @@ describe("migration executor", () => {
     ]);
     copy.close();
     db.close();
+  });
+
+  it("keeps only the newest backup of a file once a migration succeeded", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "b.db");
+    const bk = path.join(t.dir, "bk");
+    const db = openDatabase(file);
+    await migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: bk });
+    db.prepare("INSERT INTO notes (text) VALUES ('x')").run();
+    mkdirSync(bk, { recursive: true });
+    // An earlier migration's backup of this file, another file's, and a torn first load moved aside.
+    const older = ["b.db.v0.2026-01-01T00-00-00-000Z.bak", "b.db.v0.2026-01-01T00-00-00-000Z.bak-wal"];
+    const others = [
+      "c.db.v1.2026-01-01T00-00-00-000Z.bak",
+      "b.db.first-load-torn.2026-01-01T00-00-00-000Z",
+      // Another process migrating from the same version at the same time: its backup stays.
+      "b.db.v1.2026-01-01T00-00-00-000Z.bak",
+    ];
+    for (const name of [...older, ...others]) writeFileSync(path.join(bk, name), "old");
+    // One that cannot be removed (here a folder) stays, and the migration still succeeds.
+    const stuck = "b.db.v0.2026-01-02T00-00-00-000Z.bak";
+    mkdirSync(path.join(bk, stuck, "inside"), { recursive: true });
+    others.push(stuck);
+    const result = await migrate({ db, file, migrations: steps, context: undefined, backupDir: bk });
+    db.close();
+    const kept = path.basename(result.backup!);
+    expect(
+      readdirSync(bk)
+        .filter((f) => !f.startsWith(kept))
+        .sort(),
+    ).toEqual(others.sort());
+    expect(existsSync(result.backup!)).toBe(true);
   });
 
   it("backs up a host database that has tables but no recall schema yet", async () => {

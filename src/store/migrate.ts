@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "./open.js";
@@ -117,18 +118,46 @@ export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateRes
   // A step may rebuild a large table: another process opening meanwhile waits it out.
   const busyTimeout = db.pragma("busy_timeout", { simple: true }) as number;
   db.pragma(`busy_timeout = ${Math.max(busyTimeout, MIGRATION_WAIT_MS)}`);
+  let applied = 0;
   try {
-    for (const step of pending) applyStep(db, step, context, table, record, options.clock ?? Date.now);
+    for (const step of pending)
+      if (applyStep(db, step, context, table, record, options.clock ?? Date.now)) applied += 1;
   } finally {
     db.pragma(`busy_timeout = ${busyTimeout}`);
   }
+  if (backup && applied > 0) removeOlderBackups(backup, from);
   return { from, to: latest, backup };
 }
+
+/**
+ * Once this process's migration has succeeded, the backups earlier migrations took of the same
+ * file (of an older schema version) go: each is a whole copy (2.4 GB and more at 1M messages), and
+ * the newest is the one worth going back to. Another process migrating at the same time backed up
+ * the same version, so its backup stays. Best effort: a backup that cannot be removed stays too.
+ */
+function removeOlderBackups(kept: string, version: number): void {
+  const dir = path.dirname(kept);
+  const name = path.basename(kept);
+  const base = name.slice(0, name.lastIndexOf(".v"));
+  for (const entry of readdirSync(dir)) {
+    if (!entry.startsWith(`${base}.v`)) continue;
+    const older = BACKUP_NAME.exec(entry.slice(base.length));
+    if (!older || Number(older[1]) >= version) continue;
+    try {
+      rmSync(path.join(dir, entry), { force: true });
+    } catch {
+      // Someone else's file in a host's backups folder, or one in use: left as it is.
+    }
+  }
+}
+
+/** What follows the file's name in a backup's (and its WAL files'): `.v<version>.<stamp>.bak` (backupStamp). */
+const BACKUP_NAME = /^\.v(\d+)\.[0-9TZ-]+\.bak(?:-wal|-shm)?$/;
 
 /** How long a process waits for another one's migration step (a table rebuild at 1M documents: about 10 s). */
 const MIGRATION_WAIT_MS = 10 * 60_000;
 
-/** One step in its own transaction, with its version record. */
+/** One step in its own transaction, with its version record; false when another process applied it first. */
 function applyStep<C>(
   db: Db,
   step: Migration<C>,
@@ -136,20 +165,23 @@ function applyStep<C>(
   table: string,
   record: Database.Statement,
   clock: () => number,
-): void {
+): boolean {
   // Only outside a transaction does the setting take effect.
   const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
   if (step.foreignKeysOff) db.pragma("foreign_keys = OFF");
   try {
     // IMMEDIATE takes the write lock up front; re-checking inside it makes two processes
     // migrating at once apply each step exactly once.
-    db.transaction(() => {
-      if (currentVersion(db, table) >= step.version) return;
-      step.up(db, context);
-      if (step.foreignKeysOff && (db.pragma("foreign_key_check") as unknown[]).length > 0)
-        throw new RecallError("Internal", `migration ${step.version} (${step.name}) broke a foreign key`);
-      record.run(step.version, step.name, clock());
-    }).immediate();
+    return db
+      .transaction((): boolean => {
+        if (currentVersion(db, table) >= step.version) return false;
+        step.up(db, context);
+        if (step.foreignKeysOff && (db.pragma("foreign_key_check") as unknown[]).length > 0)
+          throw new RecallError("Internal", `migration ${step.version} (${step.name}) broke a foreign key`);
+        record.run(step.version, step.name, clock());
+        return true;
+      })
+      .immediate();
   } finally {
     if (step.foreignKeysOff) db.pragma(`foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
   }
