@@ -54,25 +54,32 @@ export function indexView(db: Db): IndexView {
     position: number,
     length: number,
   ): Buffer => {
-    const rows = statement(db, CHUNKS).all({
-      source,
-      file,
-      epoch,
-      position,
-      end: position + length,
-      maxChunk: maxChunk(source, file, epoch),
-    }) as { offset: number; length: number; data: Buffer; codec: string }[];
     const parts: Buffer[] = [];
+    const end = position + length;
     let at = position;
-    for (const row of rows) {
-      if (row.offset > at) break; // a gap (pruned): stop at it
-      const bytes = decompressRaw(row.data, row.codec);
-      const from = at - row.offset;
-      const take = Math.min(bytes.length - from, position + length - at);
-      if (take <= 0) continue;
-      parts.push(bytes.subarray(from, from + take));
-      at += take;
-      if (at >= position + length) break;
+    // A query returns a few chunks (CHUNKS' LIMIT); a range over many small ones (a line per
+    // poll) takes several, each from where the last stopped.
+    for (let progressed = true; progressed && at < end;) {
+      progressed = false;
+      const rows = statement(db, CHUNKS).all({
+        source,
+        file,
+        epoch,
+        position: at,
+        end,
+        maxChunk: maxChunk(source, file, epoch),
+      }) as { offset: number; length: number; data: Buffer; codec: string }[];
+      for (const row of rows) {
+        if (row.offset > at) break; // a gap (pruned): stop at it
+        const bytes = decompressRaw(row.data, row.codec);
+        const from = at - row.offset;
+        const take = Math.min(bytes.length - from, end - at);
+        if (take <= 0) continue;
+        parts.push(bytes.subarray(from, from + take));
+        at += take;
+        progressed = true;
+        if (at >= end) break;
+      }
     }
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   };

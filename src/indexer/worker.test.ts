@@ -391,6 +391,29 @@ describe("index worker", () => {
     },
   );
 
+  it("a transcript cut back is noticed by a rebuild when its retained tail spans many small chunks", async () => {
+    const { file, db, make } = await setup();
+    const line = (n: number, word: string) =>
+      claudeLine({ uuid: `l${n}`, session: SESSION, text: `${word} ${n}`, at: BASE_TIME + 300 + n });
+    const head = Array.from({ length: 16 }, (_, n) => line(n, "kept")).join("");
+    expect(head.length).toBeGreaterThan(4096);
+    writeFileSync(file, head);
+    worker = make();
+    await worker.catchUp();
+    // One short line per poll: the last 4 KiB retained are spread over more chunks than a query reads.
+    for (let n = 16; n < 31; n++) {
+      appendFileSync(file, line(n, "secretword"));
+      await worker.catchUp();
+    }
+    await worker.stop();
+    const hits = (q: string) => searchHistory(db, "fts5", q, {}, 50).hits.length;
+    expect(hits("secretword")).toBe(15);
+    writeFileSync(file, head + Array.from({ length: 16 }, (_, i) => line(100 + i, "replacement")).join(""));
+    worker = make();
+    await worker.reindex();
+    expect([hits("secretword"), hits("kept"), hits("replacement")]).toEqual([0, 16, 16]);
+  });
+
   it("a rebuild that rewrites documents' text drops term statistics, persisted and cached", async () => {
     const { db, make } = await setup();
     worker = make();
