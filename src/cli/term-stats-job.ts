@@ -2,13 +2,14 @@ import { CARRY_GROWTH } from "../search/term-cache.js";
 import { commonTerms, computeTermStats } from "../search/term-stats.js";
 import { ftsTotals } from "../search/fts-index.js";
 import type { Db } from "../store/open.js";
+import { readRewrites } from "../store/rewrites.js";
 import { storedTermRows, writeTermStats } from "../store/term-stats.js";
 
 /**
  * The broker's idle job that keeps common terms' statistics in the index (schema v3), so a fresh
- * `recall search` or `recall mcp` starts warm. It plans once per CARRY_GROWTH of index growth:
- * the common terms of an even sample whose stored statistics are missing or too old; then each
- * step computes and writes one of them (one FTS5 pass over that term).
+ * `recall search` or `recall mcp` starts warm. It plans once per CARRY_GROWTH of index growth
+ * and again after a rebuild: the common terms of an even sample whose stored statistics are
+ * missing or too old; then each step computes and writes one of them (one FTS5 pass over that term).
  */
 export interface TermStatsJob {
   /** Does one term's work; false when there is nothing to do. */
@@ -18,8 +19,16 @@ export interface TermStatsJob {
 export function createTermStatsJob(db: Db): TermStatsJob {
   let queue: string[] = [];
   let plannedRows = -1;
+  let plannedRewrites: string | null = null;
   return {
     step() {
+      // A rebuild rewrote documents and dropped every stored term (store/rewrites.ts): plan again.
+      const rewrites = readRewrites(db);
+      if (rewrites !== plannedRewrites) {
+        plannedRewrites = rewrites;
+        plannedRows = -1;
+        queue = [];
+      }
       if (queue.length === 0) {
         const rows = ftsTotals(db).rows;
         if (rows === 0 || (plannedRows >= 0 && rows < plannedRows * (1 + CARRY_GROWTH))) return false;

@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSyn
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDyadDb } from "../../test/helpers/dyad.js";
+import { createTermStatsJob } from "../cli/term-stats-job.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { BASE_TIME, claudeLine } from "../../test/sources-lines.js";
 import { ConfigSchema } from "../config/schema.js";
@@ -16,7 +17,7 @@ import type { Source } from "../sources/types.js";
 import { READERS_VERSION } from "../sources/version.js";
 import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store/coverage-row.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
-import { writeTermStats } from "../store/term-stats.js";
+import { storedTermRows, writeTermStats } from "../store/term-stats.js";
 import { backfill } from "./backfill.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
 
@@ -453,6 +454,20 @@ describe("index worker", () => {
     worker = make();
     await worker.catchUp();
     expect(first()).toEqual(now);
+  });
+
+  it("the broker's idle job builds the term statistics a reindex dropped again", async () => {
+    const { db, make } = await setup();
+    worker = make();
+    await worker.catchUp();
+    const job = createTermStatsJob(db);
+    while (job.step());
+    const before = storedTermRows(db).size;
+    expect(before).toBeGreaterThan(0);
+    await worker.reindex(); // the same rows: the index did not grow
+    expect(storedTermRows(db).size).toBe(0);
+    while (job.step());
+    expect(storedTermRows(db).size).toBe(before);
   });
 
   it("a lock held by another writer at start is counted, and indexing goes on once it is released", async () => {
