@@ -179,6 +179,32 @@ describe("embedded chat index", () => {
     expect(search.indexer.figures().rebuilding).toBe(false);
   });
 
+  it("a projection rebuild the host stopped midway is still one when it resumes, to its end", async () => {
+    const { f } = await setup();
+    const first = await attachChatSearch(f.db, {
+      file: f.file,
+      indexer: { limits: { maxRows: 2, maxBytes: 1 << 20 } },
+    });
+    const chat = f.chat(f.app());
+    for (let i = 0; i < 50; i++) f.message(chat, "user", `heron note ${i}`);
+    await first.indexer.drain();
+    f.db.prepare("UPDATE recall_meta SET value = '0' WHERE key = 'projection_version'").run();
+    const before = Number(readRewrites(f.db) ?? 0);
+    first.indexer.start();
+    await first.indexer.stop(); // the host quits mid-rebuild
+    expect(
+      (f.db.prepare("SELECT count(*) AS n FROM recall_dirty_messages").get() as { n: number }).n,
+    ).toBeGreaterThan(0);
+    const second = await attachChatSearch(f.db, { file: f.file }); // the host starts again
+    second.indexer.start();
+    expect(second.indexer.figures().rebuilding).toBe(true);
+    await second.indexer.drain();
+    await second.indexer.stop();
+    expect(second.indexer.figures().rebuilding).toBe(false);
+    // Dropped at its start and, once every document was rewritten, at its end.
+    expect(Number(readRewrites(f.db))).toBe(before + 2);
+  });
+
   it("drains in bounded batches that resume without losing work, bounded in bytes too", async () => {
     const { f } = await setup();
     const chat = f.chat(f.app());

@@ -1,11 +1,11 @@
 import { performance } from "node:perf_hooks";
 import { mergeStep } from "../store/fts-merge.js";
-import { noteDocumentsRewritten } from "../store/rewrites.js";
 import type { Db } from "../store/open.js";
 import {
   backlogSize,
   DEFAULT_CHAT_BATCH,
   drainChatBatch,
+  finishChatRebuild,
   hasPendingWork,
   prepareChatIndex,
   type ChatBatchLimits,
@@ -131,7 +131,7 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
         if (!result.more) break;
       }
       // Term statistics a search built meanwhile saw documents still being rewritten.
-      if (figures.rebuilding) noteDocumentsRewritten(db);
+      if (figures.rebuilding) finishChatRebuild(db);
       figures.rebuilding = false;
       figures.lastDrainMs = performance.now() - started;
     } finally {

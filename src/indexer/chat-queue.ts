@@ -160,6 +160,20 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
     .immediate();
 }
 
+/** recall_meta's note that a projection rebuild of the chat documents has not drained yet. */
+const REBUILD_PENDING = "chat_rebuild_pending";
+
+/**
+ * A rebuild's documents are all rewritten: term statistics built meanwhile are dropped once more
+ * (store/rewrites.ts), and the rebuild is over.
+ */
+export function finishChatRebuild(db: Db): void {
+  db.transaction(() => {
+    noteDocumentsRewritten(db);
+    statement(db, "DELETE FROM recall_meta WHERE key = ?").run(REBUILD_PENDING);
+  })();
+}
+
 /**
  * Start-up repair: a projection-version change marks every message dirty (rebuilt in the
  * background), and documents whose message is gone are removed.
@@ -171,8 +185,8 @@ export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: nu
         db,
         "SELECT value FROM recall_meta WHERE key = 'projection_version'",
       ).get() as { value: string } | undefined;
-      const rebuild = recorded?.value !== String(PROJECTION_VERSION);
-      if (rebuild) {
+      const changed = recorded?.value !== String(PROJECTION_VERSION);
+      if (changed) {
         statement(
           db,
           "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages",
@@ -181,7 +195,12 @@ export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: nu
           String(PROJECTION_VERSION),
         );
         noteDocumentsRewritten(db); // every document is about to be rewritten in place
+        statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, '1')").run(REBUILD_PENDING);
       }
+      // A rebuild a stop or a restart interrupted is still one (finishChatRebuild ends it).
+      const rebuild =
+        changed ||
+        statement(db, "SELECT 1 FROM recall_meta WHERE key = ?").get(REBUILD_PENDING) !== undefined;
       const orphans = statement(
         db,
         `DELETE FROM recall_documents WHERE source = '${EMBEDDED_CHAT_SOURCE}' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = recall_documents.id)`,
