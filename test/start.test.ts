@@ -55,6 +55,9 @@ describe("npm start on a machine without agent history", () => {
     for (const manifest of [
       JSON.stringify({ root: "/elsewhere/demo", seed: 1, incomplete: true }),
       "not json",
+      "{}",
+      "42",
+      JSON.stringify({ root: "/elsewhere/demo", paths: {}, needles: [] }),
     ]) {
       writeFileSync(path.join(demo, "demo-manifest.json"), manifest);
       const r = runCli(["start", "--no-serve"], env);

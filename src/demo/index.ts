@@ -14,6 +14,7 @@ export {
   MANIFEST_FILE,
   demoPaths,
   isIncompleteManifest,
+  isManifestOf,
   type DemoManifest,
   type DemoOptions,
   type DemoSource,

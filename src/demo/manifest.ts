@@ -105,6 +105,18 @@ export interface IncompleteDemoManifest {
   incomplete: true;
 }
 
+/** A complete manifest of the corpus in `root` (not one moved from elsewhere, cut short or damaged). */
+export function isManifestOf(manifest: unknown, root: string): manifest is DemoManifest {
+  const m = manifest as Partial<DemoManifest> | null;
+  if (typeof m !== "object" || m === null || m.root !== root || !Array.isArray(m.needles)) return false;
+  const paths = m.paths as Record<string, unknown> | undefined;
+  return (
+    typeof paths === "object" &&
+    paths !== null &&
+    Object.keys(demoPaths(root)).every((key) => typeof paths[key] === "string")
+  );
+}
+
 export function isIncompleteManifest(manifest: unknown): manifest is IncompleteDemoManifest {
   return (manifest as { incomplete?: unknown } | null)?.incomplete === true;
 }

@@ -3,12 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { agentRoots, type Env } from "../../config/paths.js";
 import { isRecallError } from "../../core/errors.js";
-import {
-  generateDemoCorpus,
-  isIncompleteManifest,
-  MANIFEST_FILE,
-  type DemoManifest,
-} from "../../demo/index.js";
+import { generateDemoCorpus, isManifestOf, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
 import { makeRecallHome } from "../../store/private-files.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
@@ -49,11 +44,12 @@ async function demoCorpus(root: string): Promise<DemoManifest> {
     } catch {
       // Damaged: prepareDemoFolder below refuses the folder, naming it.
     }
-    if (manifest !== null && !isIncompleteManifest(manifest)) {
+    if (isManifestOf(manifest, root)) {
       process.stdout.write(`No agent history found on this machine; using the demo corpus in ${root}\n`);
-      return manifest as DemoManifest;
+      return manifest;
     }
-    prepareDemoFolder(root, `demo folder ${root}`); // a corpus cut short: cleared, then written again
+    // A corpus cut short is cleared and written again; anything else there is refused, named.
+    prepareDemoFolder(root, `demo folder ${root}`);
   }
   process.stdout.write(`No agent history found on this machine; writing a demo corpus to ${root}\n`);
   return generateDemoCorpus({ root, seed: 1 });
