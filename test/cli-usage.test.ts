@@ -150,7 +150,15 @@ describe("an index that cannot be opened", () => {
       const linked = path.join(dir, "linked");
       mkdirSync(linked);
       symlinkSync(path.join(dir, "gone", "history.db"), path.join(linked, "history.db"));
+      const looped = path.join(dir, "looped");
+      mkdirSync(looped);
+      symlinkSync(path.join(looped, "history.db"), path.join(looped, "history.db"));
       for (const args of [["search", "x"], ["status"], ["index"]]) {
+        const loop = runCli(args, { RECALL_HOME: looped, HOME: dir });
+        expect([loop.status, loop.stderr.trim()], args.join(" ")).toEqual([
+          1,
+          `recall: RECALL_HOME ${looped}: cannot open or create ${looped}/history.db (ELOOP)`,
+        ]);
         const l = runCli(args, { RECALL_HOME: linked, HOME: dir });
         expect([l.status, l.stderr.trim()], args.join(" ")).toEqual([
           1,
@@ -172,6 +180,18 @@ describe("an index that cannot be opened", () => {
           `recall: ${damaged}/history.db is damaged (SQLITE_NOTADB); move it aside and run \`recall index\` to build a new index`,
         ]);
       }
+      // A link to an index not made yet, in a folder that is there: not indexed yet, and indexing makes it.
+      const ahead = path.join(dir, "ahead");
+      mkdirSync(ahead);
+      mkdirSync(path.join(dir, "elsewhere"));
+      symlinkSync(path.join(dir, "elsewhere", "history.db"), path.join(ahead, "history.db"));
+      const notYet = runCli(["search", "x"], { RECALL_HOME: ahead, HOME: dir });
+      expect([notYet.status, notYet.stderr]).toEqual([
+        3,
+        `recall: no index at ${ahead}/history.db yet; run \`recall index\` first\n`,
+      ]);
+      expect(runCli(["index"], { RECALL_HOME: ahead, HOME: dir }).status).toBe(0);
+      expect(existsSync(path.join(dir, "elsewhere", "history.db"))).toBe(true);
     }));
 });
 
@@ -333,6 +353,14 @@ describe("recall demo", () => {
       writeFileSync(path.join(theirs, ".config", "dyad", "sqlite.db"), "precious");
       expectUsageError(["demo", "--out", theirs, "--messages", "50"], /holds other files/, env);
       expect(readFileSync(path.join(theirs, ".config", "dyad", "sqlite.db"), "utf8")).toBe("precious");
+      // Without --out, the folder it picked is named as its own, not as an --out it was never given.
+      mkdirSync(path.join(home, "demo", "mine"), { recursive: true, mode: 0o700 });
+      expectUsageError(
+        ["demo", "--messages", "50"],
+        /^recall: demo folder \S+: holds other files .*: move it aside$/,
+        env,
+      );
+      rmSync(path.join(home, "demo"), { recursive: true });
       expectUsageError(["demo", "--out", env.HOME, "--messages", "50"], /home folder/, env);
       expectUsageError(["demo", "--out", "", "--messages", "50"], /--out must not be empty/, env);
       expectUsageError(

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import { recoverFirstLoad } from "./first-load.js";
@@ -101,7 +101,11 @@ function openFailure(error: unknown, file: string, home: string): RecallError | 
       "Unavailable",
       `${file} is not a file; move it aside and run \`recall index\` to build a new index`,
     );
-  if (["ENOTDIR", "EACCES", "EPERM", "EROFS", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_PERM"].includes(code)) {
+  if (
+    ["ENOTDIR", "EACCES", "EPERM", "EROFS", "EEXIST", "ELOOP", "SQLITE_CANTOPEN", "SQLITE_PERM"].includes(
+      code,
+    )
+  ) {
     // Node's errors name the path that failed, which in a usable RECALL_HOME may be its backups
     // folder, not the index: a migration first writes a backup there.
     const failed = (error as { path?: unknown }).path;
@@ -155,16 +159,14 @@ function danglingLink(file: string): RecallError | null {
   } catch {
     return null; // not there at all
   }
-  try {
-    statSync(file);
-    return null;
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ENOENT") return null;
-    return new RecallError(
-      "Config",
-      `${file} is a link to ${readlinkSync(file)}, which cannot be opened or created (ENOENT); fix or remove the link`,
-    );
-  }
+  const link = readlinkSync(file);
+  const target = path.resolve(path.dirname(file), link);
+  // A link to a file not made yet, in a folder that is there: the first `recall index` makes it.
+  if (existsSync(target) || existsSync(path.dirname(target))) return null;
+  return new RecallError(
+    "Config",
+    `${file} is a link to ${link}, which cannot be opened or created (ENOENT); fix or remove the link`,
+  );
 }
 
 async function openAt(file: string, options: OpenHistoryOptions): Promise<HistoryStore> {

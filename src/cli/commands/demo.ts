@@ -117,7 +117,7 @@ export const demoCommand: CommandModule = {
         // The default folder sits in RECALL_HOME, which is private (0700) whoever creates it first.
         if (flags.out === undefined) makeRecallHome(ctx().home);
         const root = path.resolve(flags.out ?? path.join(ctx().home, "demo"));
-        prepareDemoFolder(root);
+        prepareDemoFolder(root, flags.out === undefined ? `demo folder ${root}` : `--out ${root}`);
         const bar = progressBar("demo", messages);
         const manifest = await generateDemoCorpus({
           root,
