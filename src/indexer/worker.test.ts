@@ -240,13 +240,18 @@ describe("index worker", () => {
     expect(rebuilds()).toEqual([]);
   });
 
-  it("a readers rebuild keeps what only the index still holds, even when stopped at once", async () => {
-    const { file, db, make, rebuilds } = await setup();
-    // Retention keeps no raw bytes, and the CLI deletes the transcript: only the index has it.
+  /** Indexed keeping no raw bytes; then the CLI deletes one transcript: only the index has it. */
+  const loseOneFile = async ({ file, make }: Awaited<ReturnType<typeof setup>>) => {
     worker = make(undefined, undefined, 1);
     await worker.catchUp();
     await worker.stop();
     rmSync(file);
+  };
+
+  it("a readers rebuild keeps what only the index still holds, even when stopped at once", async () => {
+    const set = await setup();
+    const { db, make, rebuilds } = set;
+    await loseOneFile(set);
     db.prepare("DELETE FROM recall_meta WHERE key = 'readers_version'").run();
     const hits = () => searchHistory(db, "fts5", "kestrel", {}, 50).hits.length;
     expect(hits()).toBe(40);
@@ -262,12 +267,9 @@ describe("index worker", () => {
   });
 
   it("a projection rebuild rewrites transcript documents in place and keeps those it cannot re-read", async () => {
-    const { file, db, make, rebuilds } = await setup();
-    // Retention keeps no raw bytes, and the CLI deletes one transcript: only the index has it.
-    worker = make(undefined, undefined, 1);
-    await worker.catchUp();
-    await worker.stop();
-    rmSync(file);
+    const set = await setup();
+    const { db, make, rebuilds } = set;
+    await loseOneFile(set);
     db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
     db.prepare("UPDATE recall_documents SET projection_version = 1").run();
     const hits = () => searchHistory(db, "fts5", "kestrel", {}, 50).hits.length;
