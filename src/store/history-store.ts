@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import { recoverFirstLoad } from "./first-load.js";
@@ -88,7 +88,7 @@ export async function openHistoryStore(options: OpenHistoryOptions): Promise<His
  */
 function openFailure(error: unknown, file: string, home: string): RecallError | null {
   const code = (error as { code?: unknown }).code;
-  if (code === "ENOENT") return danglingLink(file);
+  if (code === "ENOENT") return brokenLink(file);
   if (typeof code !== "string") return null;
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
     return new RecallError(
@@ -146,23 +146,30 @@ function checkIndexExists(file: string): void {
     statSync(file);
   } catch (error) {
     if ((error as { code?: string }).code !== "ENOENT") throw error;
-    throw (
-      danglingLink(file) ?? new RecallError("NotFound", `no index at ${file} yet; run \`recall index\` first`)
+    const link = linkTarget(file);
+    throw new RecallError(
+      "NotFound",
+      `no index at ${file}${link === null ? "" : ` (a link to ${link}, not there)`} yet; run \`recall index\` first`,
     );
   }
 }
 
-/** history.db as a symbolic link to nothing (a moved disk, a deleted target): said so, not "no index". */
-function danglingLink(file: string): RecallError | null {
+/** Where `file` links to, when it is a symbolic link; else null. */
+function linkTarget(file: string): string | null {
   try {
-    if (!lstatSync(file).isSymbolicLink()) return null;
+    return lstatSync(file).isSymbolicLink() ? readlinkSync(file) : null;
   } catch {
-    return null; // not there at all
+    return null;
   }
-  const link = readlinkSync(file);
-  const target = path.resolve(path.dirname(file), link);
-  // A link to a file not made yet, in a folder that is there: the first `recall index` makes it.
-  if (existsSync(target) || existsSync(path.dirname(target))) return null;
+}
+
+/**
+ * history.db as a link the writer could not follow to a file (a moved disk, a deleted folder):
+ * said so, not as an internal error.
+ */
+function brokenLink(file: string): RecallError | null {
+  const link = linkTarget(file);
+  if (link === null) return null;
   return new RecallError(
     "Config",
     `${file} is a link to ${link}, which cannot be opened or created (ENOENT); fix or remove the link`,
@@ -202,6 +209,7 @@ async function openAt(file: string, options: OpenHistoryOptions): Promise<Histor
       migrations: HISTORY_MIGRATIONS,
       context: { engine, projectionVersion: options.projectionVersion },
       backupDir: path.join(options.home, "backups"),
+      removeOlderBackups: true,
     });
     // Missing read indexes (a first load's or a reindex's, running or cut short) are built by the
     // elected writer only (the broker, or a foreground command once it won the election):

@@ -70,7 +70,7 @@ describe("migration executor", () => {
     db.close();
   });
 
-  it("keeps only the newest backup of a file once a migration succeeded", async () => {
+  it("keeps only the newest backup of a file in a folder of its own once a migration succeeded", async () => {
     const t = tempDir();
     cleanup = t.cleanup;
     const file = path.join(t.dir, "b.db");
@@ -92,7 +92,14 @@ describe("migration executor", () => {
     const stuck = "b.db.v0.2026-01-02T00-00-00-000Z.bak";
     mkdirSync(path.join(bk, stuck, "inside"), { recursive: true });
     others.push(stuck);
-    const result = await migrate({ db, file, migrations: steps, context: undefined, backupDir: bk });
+    const result = await migrate({
+      db,
+      file,
+      migrations: steps,
+      context: undefined,
+      backupDir: bk,
+      removeOlderBackups: true,
+    });
     db.close();
     const kept = path.basename(result.backup!);
     expect(
@@ -101,6 +108,20 @@ describe("migration executor", () => {
         .sort(),
     ).toEqual(others.sort());
     expect(existsSync(result.backup!)).toBe(true);
+  });
+
+  it("removes no backup from a folder it was not told is the file's own (a host's)", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "app.db");
+    const db = openDatabase(file);
+    await migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: t.dir });
+    db.prepare("INSERT INTO notes (text) VALUES ('x')").run();
+    // Another folder's app.db, backed up here by the same host.
+    writeFileSync(path.join(t.dir, "app.db.v0.2026-01-01T00-00-00-000Z.bak"), "theirs");
+    await migrate({ db, file, migrations: steps, context: undefined, backupDir: t.dir });
+    db.close();
+    expect(existsSync(path.join(t.dir, "app.db.v0.2026-01-01T00-00-00-000Z.bak"))).toBe(true);
   });
 
   it("backs up a host database that has tables but no recall schema yet", async () => {

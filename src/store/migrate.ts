@@ -25,6 +25,12 @@ export interface MigrateOptions<C> {
   context: C;
   /** Where backups of an existing database go. */
   backupDir: string;
+  /**
+   * The folder is this file's alone (RECALL_HOME/backups holds history.db's only): after a
+   * migration this process applied, backups of older schema versions there are removed. A
+   * host's folder may hold another database's of the same name, so it is left as it is.
+   */
+  removeOlderBackups?: boolean;
   /** Table recording applied versions; recall's tables are prefixed so they never collide with a host's. */
   versionTable?: string;
   clock?: () => number;
@@ -125,7 +131,7 @@ export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateRes
   } finally {
     db.pragma(`busy_timeout = ${busyTimeout}`);
   }
-  if (backup && applied > 0) removeOlderBackups(backup, from);
+  if (backup && applied > 0 && options.removeOlderBackups) removeOlderBackups(backup, from);
   return { from, to: latest, backup };
 }
 
@@ -139,15 +145,14 @@ function removeOlderBackups(kept: string, version: number): void {
   const dir = path.dirname(kept);
   const name = path.basename(kept);
   const base = name.slice(0, name.lastIndexOf(".v"));
-  for (const entry of readdirSync(dir)) {
-    if (!entry.startsWith(`${base}.v`)) continue;
-    const older = BACKUP_NAME.exec(entry.slice(base.length));
-    if (!older || Number(older[1]) >= version) continue;
-    try {
-      rmSync(path.join(dir, entry), { force: true });
-    } catch {
-      // Someone else's file in a host's backups folder, or one in use: left as it is.
+  try {
+    for (const entry of readdirSync(dir)) {
+      if (!entry.startsWith(`${base}.v`)) continue;
+      const older = BACKUP_NAME.exec(entry.slice(base.length));
+      if (older && Number(older[1]) < version) rmSync(path.join(dir, entry), { force: true });
     }
+  } catch {
+    // A folder that cannot be listed, or a file in use: what is left stays; the migration stands.
   }
 }
 
