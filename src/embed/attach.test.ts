@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { attachChatSearch, type ChatSearch } from "./attach.js";
-import { drainChatBatch } from "../indexer/chat-queue.js";
+import { drainChatBatch, finishChatRebuild, prepareChatIndex } from "../indexer/chat-queue.js";
 import { readRewrites } from "../store/rewrites.js";
 
 interface Env {
@@ -203,6 +203,19 @@ describe("embedded chat index", () => {
     expect(second.indexer.figures().rebuilding).toBe(false);
     // Dropped at its start and, once every document was rewritten, at its end.
     expect(Number(readRewrites(f.db))).toBe(before + 2);
+  });
+
+  it("a rebuild is not ended while its queue still holds work (another process began one)", async () => {
+    const { f } = await setup();
+    const chat = f.chat(f.app());
+    f.message(chat, "user", "heron");
+    f.db.prepare("UPDATE recall_meta SET value = '0' WHERE key = 'projection_version'").run();
+    expect(prepareChatIndex(f.db).rebuild).toBe(true);
+    finishChatRebuild(f.db); // the message is still queued
+    expect(prepareChatIndex(f.db).rebuild).toBe(true);
+    while (drainChatBatch(f.db).more);
+    finishChatRebuild(f.db);
+    expect(prepareChatIndex(f.db).rebuild).toBe(false);
   });
 
   it("drains in bounded batches that resume without losing work, bounded in bytes too", async () => {

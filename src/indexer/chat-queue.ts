@@ -170,7 +170,8 @@ const REBUILD_PENDING = "chat_rebuild_pending";
 export function finishChatRebuild(db: Db): void {
   db.transaction(() => {
     noteDocumentsRewritten(db);
-    statement(db, "DELETE FROM recall_meta WHERE key = ?").run(REBUILD_PENDING);
+    // Only a drained queue ends it (another host process may have begun a rebuild meanwhile).
+    if (backlogSize(db) === 0) statement(db, "DELETE FROM recall_meta WHERE key = ?").run(REBUILD_PENDING);
   })();
 }
 
