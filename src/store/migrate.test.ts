@@ -20,6 +20,17 @@ describe("migration executor", () => {
   let cleanup = () => {};
   afterEach(() => cleanup());
 
+  /** An existing database: at step 1, holding one note (so the next migration backs it up). */
+  const existing = async (name: string, note: string) => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, name);
+    const db = openDatabase(file);
+    await migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: t.dir });
+    db.prepare("INSERT INTO notes (text) VALUES (?)").run(note);
+    return { dir: t.dir, file, db };
+  };
+
   it("applies every step to a fresh database without a backup", async () => {
     const t = tempDir();
     cleanup = t.cleanup;
@@ -39,19 +50,13 @@ describe("migration executor", () => {
   });
 
   it("backs up an existing database before changing it, and the backup holds the old data", async () => {
-    const t = tempDir();
-    cleanup = t.cleanup;
-    const file = path.join(t.dir, "b.db");
-    const db = openDatabase(file);
-    await migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: t.dir });
-    db.prepare("INSERT INTO notes (text) VALUES ('old data')").run();
-
+    const { dir, file, db } = await existing("b.db", "old data");
     const result = await migrate({
       db,
       file,
       migrations: steps,
       context: undefined,
-      backupDir: path.join(t.dir, "bk"),
+      backupDir: path.join(dir, "bk"),
     });
     expect(result.from).toBe(1);
     expect(result.to).toBe(2);
@@ -71,13 +76,8 @@ describe("migration executor", () => {
   });
 
   it("keeps only the newest backup of a file in a folder of its own once a migration succeeded", async () => {
-    const t = tempDir();
-    cleanup = t.cleanup;
-    const file = path.join(t.dir, "b.db");
-    const bk = path.join(t.dir, "bk");
-    const db = openDatabase(file);
-    await migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: bk });
-    db.prepare("INSERT INTO notes (text) VALUES ('x')").run();
+    const { dir, file, db } = await existing("b.db", "x");
+    const bk = path.join(dir, "bk");
     mkdirSync(bk, { recursive: true });
     // An earlier migration's backup of this file, another file's, and a torn first load moved aside.
     const older = ["b.db.v0.2026-01-01T00-00-00-000Z.bak", "b.db.v0.2026-01-01T00-00-00-000Z.bak-wal"];
@@ -111,17 +111,12 @@ describe("migration executor", () => {
   });
 
   it("removes no backup from a folder it was not told is the file's own (a host's)", async () => {
-    const t = tempDir();
-    cleanup = t.cleanup;
-    const file = path.join(t.dir, "app.db");
-    const db = openDatabase(file);
-    await migrate({ db, file, migrations: steps.slice(0, 1), context: undefined, backupDir: t.dir });
-    db.prepare("INSERT INTO notes (text) VALUES ('x')").run();
+    const { dir, file, db } = await existing("app.db", "x");
     // Another folder's app.db, backed up here by the same host.
-    writeFileSync(path.join(t.dir, "app.db.v0.2026-01-01T00-00-00-000Z.bak"), "theirs");
-    await migrate({ db, file, migrations: steps, context: undefined, backupDir: t.dir });
+    writeFileSync(path.join(dir, "app.db.v0.2026-01-01T00-00-00-000Z.bak"), "theirs");
+    await migrate({ db, file, migrations: steps, context: undefined, backupDir: dir });
     db.close();
-    expect(existsSync(path.join(t.dir, "app.db.v0.2026-01-01T00-00-00-000Z.bak"))).toBe(true);
+    expect(existsSync(path.join(dir, "app.db.v0.2026-01-01T00-00-00-000Z.bak"))).toBe(true);
   });
 
   it("backs up a host database that has tables but no recall schema yet", async () => {
