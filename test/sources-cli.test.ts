@@ -325,7 +325,11 @@ describe("recall index / forget / export", () => {
     const search = runCli(["search", "flamingo"], env);
     expect(search.status, search.stderr).toBe(0);
     expect(search.stdout).toContain("flamingo");
-    expect(runCli(["status"], env).stdout).toMatch(/built by a newer recall .* does not index into it/);
+    const status = runCli(["status"], env).stdout;
+    expect(status).toMatch(/built by a newer recall .* does not index into it/);
+    expect(status).not.toMatch(/to bring the index up to date/);
+    const json = JSON.parse(runCli(["status", "--json"], env).stdout) as { indexRefused: string | null };
+    expect(json.indexRefused).toMatch(/^history\.db was built by a newer recall/);
   });
 
   it("says where it looked when it finds no agent history at all", () => {

@@ -86,6 +86,8 @@ export const statusCommand: CommandModule = {
         try {
           const now = Date.now();
           const published = readPublishedCoverage(store.db);
+          // Why this recall will not index into history.db (a newer one built it), or null.
+          const indexRefused = writtenByNewer(store.db, PROJECTION_VERSION);
           const status = {
             index: { file: store.file, engine: store.engine, bytes: statSync(store.file).size },
             broker: await brokerState(home),
@@ -95,6 +97,7 @@ export const statusCommand: CommandModule = {
             sources: sourceCoverage(store.db),
             toolCalls: toolFigures(readAudit(home, 1000)),
             configError,
+            indexRefused,
           };
           if (flags.json) return printJson(status);
           const out: string[] = [];
@@ -104,11 +107,12 @@ export const statusCommand: CommandModule = {
               ? `broker running${status.broker.pid ? ` (pid ${status.broker.pid})` : ""}${status.broker.busy ? ", busy with a foreground command" : ""}`
               : configError
                 ? `no broker running, and none can start until the config is fixed: ${configError}`
-                : "no broker running: start `recall mcp` (or run `recall index`) to bring the index up to date",
+                : indexRefused
+                  ? "no broker running"
+                  : "no broker running: start `recall mcp` (or run `recall index`) to bring the index up to date",
           );
           if (status.rebuilding) out.push("rebuilding the index (searches say `indexing` until it is done)");
-          const newer = writtenByNewer(store.db, PROJECTION_VERSION);
-          if (newer) out.push(newer);
+          if (indexRefused) out.push(indexRefused);
           if (status.lastRun) {
             out.push(
               `last indexing run: ${status.lastRun.records} records in ${status.lastRun.batches} batches, ` +
