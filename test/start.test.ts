@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
@@ -36,6 +36,13 @@ describe("npm start on a machine without agent history", () => {
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/using the demo corpus/);
     expect(again.stdout).toMatch(/Indexed 0 records/);
+    // The same home through a link: the same corpus, reused.
+    const linked = `${t.dir}-link`;
+    symlinkSync(t.dir, linked);
+    const viaLink = runCli(["start", "--no-serve"], emptyMachine(linked));
+    rmSync(linked);
+    expect(viaLink.status, viaLink.stderr).toBe(0);
+    expect(viaLink.stdout).toMatch(/using the demo corpus/);
     // An index a newer recall built: this one says it does not index, and searches all the same.
     const db = new Database(path.join(t.dir, ".local", "share", "recall", "history.db"));
     db.prepare("UPDATE recall_meta SET value = value + 1 WHERE key = 'readers_version'").run();

@@ -1,5 +1,6 @@
 import { renameSync } from "node:fs";
 import path from "node:path";
+import { realOrSelf } from "../core/real-path.js";
 import type { BridgeDemoCounts } from "./bridge.js";
 import { writeWholeFile } from "./writer.js";
 
@@ -108,7 +109,10 @@ export interface IncompleteDemoManifest {
 /** A complete manifest of the corpus in `root` (not one moved from elsewhere, cut short or damaged). */
 export function isManifestOf(manifest: unknown, root: string): manifest is DemoManifest {
   const m = manifest as Partial<DemoManifest> | null;
-  if (typeof m !== "object" || m === null || m.root !== root || !Array.isArray(m.needles)) return false;
+  if (typeof m !== "object" || m === null || typeof m.root !== "string" || !Array.isArray(m.needles))
+    return false;
+  // The same folder spelled another way (a linked HOME) is still this corpus's.
+  if (m.root !== root && realOrSelf(m.root) !== realOrSelf(root)) return false;
   const paths = m.paths as Record<string, unknown> | undefined;
   return (
     typeof paths === "object" &&

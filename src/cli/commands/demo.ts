@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { RecallError } from "../../core/errors.js";
 import { makeDirs } from "../../core/make-dirs.js";
+import { realOrSelf } from "../../core/real-path.js";
 import { demoPaths, generateDemoCorpus, MANIFEST_FILE } from "../../demo/index.js";
 import { makeRecallHome } from "../../store/private-files.js";
 import type { CommandModule } from "../program.js";
@@ -32,15 +33,6 @@ function wholeNumber(
       `${flag} must be a whole number up to ${max.toLocaleString("en-US")}, not "${value}"`,
     );
   return Number(value);
-}
-
-/** The path with every link resolved, or as given when it does not exist. */
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }
 
 const inside = (child: string, parent: string) => child.startsWith(parent + path.sep);
