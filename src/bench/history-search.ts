@@ -6,7 +6,7 @@ import { createSearchHistoryTool, type SearchHistoryOutput } from "../tools/sear
 import { planFigures, runClass, type PlanFigures } from "./fidelity.js";
 import { countTerms } from "../search/bm25.js";
 import { queryTokens } from "../search/query.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement } from "../store/statements.js";
 import { distribution, fig, round, timeAsync, type Distribution, type Figure } from "./measure.js";
 import type { BenchQuery, QueryClass } from "./queries.js";
 
@@ -83,7 +83,7 @@ export async function benchHistorySearch(
 }
 
 function ownWordsShare(db: Db, list: readonly BenchQuery[], results: readonly SearchHistoryOutput[]): Figure {
-  const body = statement(db, "SELECT body FROM recall_documents WHERE hit_id = ?").pluck();
+  const body = pluckedStatement(db, "SELECT body FROM recall_documents WHERE hit_id = ?");
   const shares: number[] = [];
   results.forEach((out, i) => {
     const strict = out.hits.filter((h) => h.relaxed !== true);

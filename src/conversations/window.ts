@@ -1,5 +1,5 @@
 import type { Db } from "../store/open.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 import type { PagePosition } from "./cursor.js";
 
 /**
@@ -34,9 +34,10 @@ export function positionOfHit(db: Db, conversation: string, hitId: string): Page
     "SELECT at, ordinal FROM recall_records WHERE conversation = ? AND hit_id = ?",
   ).get(conversation, hitId) as PagePosition | undefined;
   if (own) return own;
-  const at = statement(db, "SELECT at FROM recall_documents WHERE hit_id = ? AND conversation = ?")
-    .pluck()
-    .get(hitId, conversation) as number | undefined;
+  const at = pluckedStatement(
+    db,
+    "SELECT at FROM recall_documents WHERE hit_id = ? AND conversation = ?",
+  ).get(hitId, conversation) as number | undefined;
   if (at === undefined) return undefined;
   return statement(
     db,

@@ -1,6 +1,6 @@
 import type { Db } from "../store/open.js";
 import { BRIDGE_SOURCE } from "../sources/bridge/records.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 
 const SESSIONS = `SELECT DISTINCT session FROM recall_session_aliases WHERE alias = ? ORDER BY session`;
 /** Bridge peers bound to a CLI session (bindings are the one alias that names a participant). */
@@ -24,6 +24,6 @@ export function sessionsForAlias(db: Db, alias: string): string[] {
  * identity finds the CLI session it bound). `recall forget --session` removes exactly what it matches.
  */
 export function sessionFilter(db: Db, alias: string): string[] {
-  const peers = statement(db, BOUND_PEERS).pluck().all(alias, BRIDGE_SOURCE) as string[];
+  const peers = pluckedStatement(db, BOUND_PEERS).all(alias, BRIDGE_SOURCE) as string[];
   return [...new Set([...sessionsForAlias(db, alias), ...peers])];
 }

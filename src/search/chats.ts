@@ -1,5 +1,5 @@
 import type { Db } from "../store/open.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 import { containsPhrase, foldedTokens } from "./bm25.js";
 import { rankDocuments, type RankResult } from "./planner.js";
 import { CHAT_WEIGHTS } from "./weights.js";
@@ -134,12 +134,10 @@ export function phraseMatches(
     ask = unknown;
   }
   if (ask.length > 0) {
-    const rows = statement(
+    const rows = pluckedStatement(
       db,
       "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-    )
-      .pluck()
-      .all(ftsPhrase(tokens), JSON.stringify(ask)) as number[];
+    ).all(ftsPhrase(tokens), JSON.stringify(ask)) as number[];
     for (const id of rows) found.add(id);
   }
   return new Set(candidates.filter((c) => found.has(c.docId)).map((c) => c.messageId));

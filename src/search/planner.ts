@@ -1,5 +1,5 @@
 import type { Db } from "../store/open.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 import { bm25Idf, bm25Score, countTerms } from "./bm25.js";
 import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
@@ -281,9 +281,10 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
 
 /** Rows matching an AND query, listed in rowid order without scoring; null when more than `cap`. */
 function listMatches(db: Db, request: RankRequest, cap: number): number[] | null {
-  const ids = statement(db, "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? LIMIT ?")
-    .pluck()
-    .all(expression(request.terms, request.match), cap + 1) as number[];
+  const ids = pluckedStatement(db, "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? LIMIT ?").all(
+    expression(request.terms, request.match),
+    cap + 1,
+  ) as number[];
   return ids.length > cap ? null : ids;
 }
 
@@ -296,7 +297,7 @@ const indexedListings = new WeakMap<Db, { schema: number; known: Map<string, boo
 
 function listedByIndex(db: Db, sql: string, params: readonly unknown[]): boolean {
   // A cached statement, as bridge/source.ts reads data_version: db.pragma() prepares on every call.
-  const schema = statement(db, "PRAGMA schema_version").pluck().get() as number;
+  const schema = pluckedStatement(db, "PRAGMA schema_version").get() as number;
   let listings = indexedListings.get(db);
   if (listings?.schema !== schema) indexedListings.set(db, (listings = { schema, known: new Map() }));
   const known = listings.known;
@@ -319,9 +320,7 @@ function listFiltered(db: Db, request: RankRequest, cap: number): number[] | nul
   const { sql, params } = conditions(request);
   const listing = `SELECT d.id FROM recall_documents d WHERE 1${sql} LIMIT ?`;
   if (!listedByIndex(db, listing, [...params, cap + 1])) return null;
-  const ids = statement(db, listing)
-    .pluck()
-    .all(...params, cap + 1) as number[];
+  const ids = pluckedStatement(db, listing).all(...params, cap + 1) as number[];
   return ids.length > cap ? null : ids;
 }
 
@@ -424,12 +423,10 @@ function listsWithFresh(
   const since = Math.min(...lists.map((l) => l.through));
   if (since >= cache.top) return { lists, fresh: [] };
   const freshMax = plannerTuning.freshMaxRows ?? FRESH_MAX_ROWS;
-  const fresh = statement(
+  const fresh = pluckedStatement(
     db,
     "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? AND rowid > ? AND rowid <= ? LIMIT ?",
-  )
-    .pluck()
-    .all(expression(request.terms, request.match), since, cache.top, freshMax + 1) as number[];
+  ).all(expression(request.terms, request.match), since, cache.top, freshMax + 1) as number[];
   if (fresh.length <= freshMax) return { lists, fresh };
   for (const [i, list] of lists.entries())
     if (list.through < cache.top) dropImpactList(cache, request.terms[i]!);

@@ -1,5 +1,5 @@
 import type { Db } from "../store/open.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 import { readRewrites } from "../store/rewrites.js";
 import { readTermStats, type StoredTermStats } from "../store/term-stats.js";
 import { bm25Idf } from "./bm25.js";
@@ -72,7 +72,7 @@ export interface TermCache {
 const caches = new WeakMap<Db, TermCache>();
 
 const topRowid = (db: Db): number =>
-  (statement(db, "SELECT max(id) FROM recall_documents").pluck().get() as number | null) ?? 0;
+  (pluckedStatement(db, "SELECT max(id) FROM recall_documents").get() as number | null) ?? 0;
 
 /**
  * The cache for the index as it is now (one small read decides): the same knowledge when nothing

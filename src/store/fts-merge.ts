@@ -1,5 +1,5 @@
 import type { Db } from "./open.js";
-import { statement } from "./statements.js";
+import { pluckedStatement, statement } from "./statements.js";
 
 /**
  * FTS5 segment merging in bounded steps. By default FTS5 merges segments (automerge) inside the
@@ -26,7 +26,7 @@ export const BOUNDED_MERGE_POLICY_SQL = `
  * levels holding at least FTS5's `usermerge` (4) segments are merged, as automerge would.
  */
 export function mergeStep(db: Db): boolean {
-  const changes = statement(db, "SELECT total_changes()").pluck();
+  const changes = pluckedStatement(db, "SELECT total_changes()");
   const start = changes.get() as number;
   statement(db, `INSERT INTO recall_fts (recall_fts, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`).run();
   // The command itself counts as one change; more means segments were written.

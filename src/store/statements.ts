@@ -3,11 +3,23 @@ import type { Db } from "./open.js";
 
 const caches = new WeakMap<Db, Map<string, Statement>>();
 
-/** A prepared statement reused for the life of the connection (queries vary only in shape, not values). */
-export function statement(db: Db, sql: string): Statement {
+function cached(db: Db, key: string, prepare: () => Statement): Statement {
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));
-  let stmt = cache.get(sql);
-  if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
+  let stmt = cache.get(key);
+  if (!stmt) cache.set(key, (stmt = prepare()));
   return stmt;
+}
+
+/** A prepared statement reused for the life of the connection (queries vary only in shape, not values). */
+export function statement(db: Db, sql: string): Statement {
+  return cached(db, sql, () => db.prepare(sql));
+}
+
+/**
+ * The same, returning each row's first column (pluck mode). Cached apart: pluck() changes a
+ * statement for everyone who uses it, so a shared one must never be switched.
+ */
+export function pluckedStatement(db: Db, sql: string): Statement {
+  return cached(db, `pluck\u0000${sql}`, () => db.prepare(sql).pluck());
 }

@@ -1,5 +1,5 @@
 import type { Db } from "./open.js";
-import { statement } from "./statements.js";
+import { pluckedStatement, statement } from "./statements.js";
 
 /** One term's persisted statistics (schema v3, recall_term_stats). */
 export interface StoredTermStats {
@@ -92,7 +92,7 @@ export function sampleBodies(db: Db, n: number): string[] {
     hi: number | null;
   };
   if (range.lo === null || range.hi === null) return [];
-  const at = statement(db, "SELECT body FROM recall_documents WHERE id >= ? ORDER BY id LIMIT 1").pluck();
+  const at = pluckedStatement(db, "SELECT body FROM recall_documents WHERE id >= ? ORDER BY id LIMIT 1");
   const out: string[] = [];
   const span = range.hi - range.lo + 1;
   for (let i = 0; i < n; i++) {

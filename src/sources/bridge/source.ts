@@ -44,7 +44,7 @@ import { bridgePaths, type BridgePaths } from "../../bridge/schema.js";
 import { parseJson } from "../shared/json.js";
 import { firstTimestamp } from "../shared/time.js";
 import { openSourceDatabase, type Db } from "../../store/open.js";
-import { statement } from "../../store/statements.js";
+import { pluckedStatement } from "../../store/statements.js";
 import { FileByteSource } from "../files/byte-source.js";
 import { headHash, readHead, sameHead } from "../files/head.js";
 import type { Budget, IndexView, Source, SourceBatch, SourceCheckpoint, SourceRecord } from "../types.js";
@@ -149,7 +149,7 @@ export class BridgeSource implements Source {
 
   /** Runs `scans` unless the database is known to hold nothing new; remembers when they find nothing. */
   private scanUnlessQuiet(db: Db, scans: () => number): void {
-    const version = statement(db, "PRAGMA data_version").pluck().get() as number;
+    const version = pluckedStatement(db, "PRAGMA data_version").get() as number;
     if (this.quietAt.get(db) === version) return;
     if (scans() === 0) this.quietAt.set(db, version);
     else this.quietAt.delete(db);
