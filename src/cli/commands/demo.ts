@@ -44,7 +44,9 @@ const inside = (child: string, parent: string) => child.startsWith(parent + path
  * again). Never into the user's home or a folder above it, and nothing reached through a link
  * out of the folder is removed.
  */
-export function prepareDemoFolder(root: string, named = `--out ${root}`): void {
+export function prepareDemoFolder(root: string, chosen: boolean): void {
+  // A folder the person chose (--out) is named as theirs; recall's own default, as recall's.
+  const named = chosen ? `--out ${root}` : `demo folder ${root}`;
   const refuse = (why: string) => new RecallError("Usage", `${named}: ${why}`);
   let stat;
   try {
@@ -75,7 +77,7 @@ export function prepareDemoFolder(root: string, named = `--out ${root}`): void {
   }
   if (typeof earlier !== "string" || realOrSelf(earlier) !== real)
     throw refuse(
-      `holds other files and no earlier demo corpus of its own: ${named.startsWith("--out") ? "pick a new or empty folder" : "move it aside"}`,
+      `holds other files and no earlier demo corpus of its own: ${chosen ? "pick a new or empty folder" : "move it aside"}`,
     );
   const paths = demoPaths(real);
   const targets = [
@@ -109,7 +111,7 @@ export const demoCommand: CommandModule = {
         // The default folder sits in RECALL_HOME, which is private (0700) whoever creates it first.
         if (flags.out === undefined) makeRecallHome(ctx().home);
         const root = path.resolve(flags.out ?? path.join(ctx().home, "demo"));
-        prepareDemoFolder(root, flags.out === undefined ? `demo folder ${root}` : `--out ${root}`);
+        prepareDemoFolder(root, flags.out !== undefined);
         const bar = progressBar("demo", messages);
         const manifest = await generateDemoCorpus({
           root,

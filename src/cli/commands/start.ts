@@ -49,7 +49,7 @@ async function demoCorpus(root: string): Promise<DemoManifest> {
       return manifest;
     }
     // A corpus cut short is cleared and written again; anything else there is refused, named.
-    prepareDemoFolder(root, `demo folder ${root}`);
+    prepareDemoFolder(root, false);
   }
   process.stdout.write(`No agent history found on this machine; writing a demo corpus to ${root}\n`);
   return generateDemoCorpus({ root, seed: 1 });
