@@ -1,14 +1,10 @@
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { isFolder } from "./real-path.js";
 
 /** mkdir's EEXIST for a folder that is there: the wanted outcome, not a failure. */
 function alreadyThere(error: unknown, dir: string): boolean {
-  if ((error as { code?: unknown }).code !== "EEXIST") return false;
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
+  return (error as { code?: unknown }).code === "EEXIST" && isFolder(dir);
 }
 
 /**

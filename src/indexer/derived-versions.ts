@@ -1,5 +1,6 @@
 import { READERS_VERSION } from "../sources/version.js";
 import type { Db } from "../store/open.js";
+import { getMeta, setMeta } from "../store/meta.js";
 import { statement } from "../store/statements.js";
 
 /**
@@ -7,8 +8,6 @@ import { statement } from "../store/statements.js";
  * documents' text, src/projection/version.ts) and the readers version (how the sources turned
  * lines into records, src/sources/version.ts).
  */
-const GET_META = "SELECT value FROM recall_meta WHERE key = ?";
-const SET_META = "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, ?)";
 const HAS_RECORDS = "SELECT 1 FROM recall_records LIMIT 1";
 
 /**
@@ -20,7 +19,7 @@ export type Staleness = "projection" | "readers" | null;
 
 /** Older than this build, or unknown. A newer recall's index is left alone (no rebuild ping-pong). */
 function older(db: Db, key: string, current: number): boolean {
-  const stored = (statement(db, GET_META).get(key) as { value: string } | undefined)?.value;
+  const stored = getMeta(db, key);
   return stored === undefined || !(Number(stored) >= current);
 }
 
@@ -30,8 +29,7 @@ function older(db: Db, key: string, current: number): boolean {
  * the index to be rid of. Searching it is fine.
  */
 export function writtenByNewer(db: Db, projectionVersion: number): string | null {
-  const stored = (key: string) =>
-    Number((statement(db, GET_META).get(key) as { value: string } | undefined)?.value);
+  const stored = (key: string) => Number(getMeta(db, key));
   const projection = stored("projection_version");
   const readers = stored("readers_version");
   if (!(projection > projectionVersion) && !(readers > READERS_VERSION)) return null;
@@ -43,12 +41,12 @@ export function writtenByNewer(db: Db, projectionVersion: number): string | null
 
 /** The readers version this build writes records with (an index without records gets it at once). */
 export function noteReadersVersion(db: Db): void {
-  statement(db, SET_META).run("readers_version", String(READERS_VERSION));
+  setMeta(db, "readers_version", String(READERS_VERSION));
 }
 
 /** After a complete rebuild: the versions the index now matches. */
 export function noteDerivedVersions(db: Db, projectionVersion: number): void {
-  statement(db, SET_META).run("projection_version", String(projectionVersion));
+  setMeta(db, "projection_version", String(projectionVersion));
   noteReadersVersion(db);
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from "./open.js";
+import { getMeta, setMeta } from "./meta.js";
 import { statement } from "./statements.js";
 
 /**
@@ -65,18 +66,14 @@ export interface CoverageEntry {
 }
 
 export function writeCoverage(db: Db, coverage: PublishedCoverage): void {
-  statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, ?)").run(
-    COVERAGE_KEY,
-    JSON.stringify(coverage),
-  );
+  setMeta(db, COVERAGE_KEY, JSON.stringify(coverage));
 }
 
 export function readPublishedCoverage(db: Db): PublishedCoverage | null {
-  const row = statement(db, "SELECT value FROM recall_meta WHERE key = ?").get(COVERAGE_KEY) as
-    { value: string } | undefined;
-  if (!row) return null;
+  const value = getMeta(db, COVERAGE_KEY);
+  if (value === undefined) return null;
   try {
-    const parsed = JSON.parse(row.value) as PublishedCoverage;
+    const parsed = JSON.parse(value) as PublishedCoverage;
     return parsed?.v === 1 && Array.isArray(parsed.sources) ? parsed : null;
   } catch {
     return null;

@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
+import { isFolder } from "../core/real-path.js";
 import { recoverFirstLoad } from "./first-load.js";
 import { chooseEngine, type Engine } from "./fts-probe.js";
 import { foldText } from "./fold.js";
@@ -113,7 +114,7 @@ function openFailure(error: unknown, file: string, home: string): RecallError | 
     if (
       typeof failed === "string" &&
       (failed === backups || failed.startsWith(backups + path.sep)) &&
-      existsAsFolder(home)
+      isFolder(home)
     )
       return new RecallError(
         "Config",
@@ -127,14 +128,6 @@ function openFailure(error: unknown, file: string, home: string): RecallError | 
 function existsAsNonFile(file: string): boolean {
   try {
     return !statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function existsAsFolder(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
   } catch {
     return false;
   }

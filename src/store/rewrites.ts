@@ -1,4 +1,5 @@
 import type { Db } from "./open.js";
+import { getMeta } from "./meta.js";
 import { statement } from "./statements.js";
 import { clearTermStats } from "./term-stats.js";
 
@@ -11,10 +12,7 @@ import { clearTermStats } from "./term-stats.js";
 const KEY = "documents_rewritten";
 
 export function readRewrites(db: Db): string | null {
-  // Not pluck(): the statement is shared with every other reader of recall_meta.
-  const row = statement(db, "SELECT value FROM recall_meta WHERE key = ?").get(KEY) as
-    { value: string } | undefined;
-  return row?.value ?? null;
+  return getMeta(db, KEY) ?? null;
 }
 
 export function noteDocumentsRewritten(db: Db): void {

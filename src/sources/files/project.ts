@@ -1,5 +1,6 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { isFolder } from "../../core/real-path.js";
 
 /**
  * The canonical project of a recorded working directory: its git root (the nearest folder
@@ -30,20 +31,12 @@ export function resolveProject(cwd: string): string {
   // Windows paths recorded on another machine are kept as written (normalised separators only).
   if (!cwd.startsWith("/")) return /^[A-Za-z]:[\\/]/.test(cwd) ? path.win32.normalize(cwd) : cwd;
   const normalized = path.posix.normalize(cwd).replace(/(.)\/+$/, "$1");
-  if (!isDirectory(normalized)) return normalized;
+  if (!isFolder(normalized)) return normalized;
   let dir = normalized;
   for (;;) {
     if (existsSync(path.join(dir, ".git"))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return normalized;
     dir = parent;
-  }
-}
-
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
   }
 }
