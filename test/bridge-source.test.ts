@@ -131,10 +131,13 @@ describe("bridge source: every record type and link shape", () => {
     w.ask({ id: "q-2", asker: "alpha", question: "heron question", at: T0 });
     h.index();
     expect(ids("heron")).toEqual(["message:q-2"]);
-    w.answer({ question: "q-2", answer: "an exact ostrich answer" });
+    w.answer({ question: "q-2", answer: "an exact ostrich answer", by: "beta" });
     h.tick();
     expect(ids("ostrich")).toEqual(["message:q-2"]);
     expect(docs("message:q-2")).toBe(1);
+    // The rewritten document (under a new rowid, ingest.ts renewText) keeps its participants.
+    expect(ids("ostrich", { sessions: ["alpha"] })).toEqual(["message:q-2"]);
+    expect(ids("ostrich", { sessions: ["beta"] })).toEqual(["message:q-2"]);
   });
 });
 

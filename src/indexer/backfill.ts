@@ -35,6 +35,8 @@ export interface TickOptions {
   clock: Clock;
   /** config retention.rawMaxBytesPerSource. */
   rawMaxBytesPerSource?: number | null;
+  /** A rebuild: changed texts keep their rowids (IngestOptions.textInPlace). */
+  textInPlace?: boolean;
   limits?: Partial<BatchLimits>;
 }
 
@@ -72,6 +74,7 @@ export function runTick(db: Db, sources: readonly Source[], options: TickOptions
       projectionVersion: options.projectionVersion,
       now: options.clock.now(),
       rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
+      textInPlace: options.textInPlace ?? false,
     });
     out.push({
       source: source.name,

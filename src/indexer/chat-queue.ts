@@ -51,13 +51,18 @@ interface FtsText {
   body: string;
 }
 
-/** Writes one message's document; a new one's FTS text is queued on `deferred`. False: not indexed. */
+type Written = "indexed" | "rewritten" | "removed";
+
+/**
+ * Writes one message's document; a new one's FTS text is queued on `deferred`. "rewritten": an
+ * indexed text changed in place (a chat's title, an edited message).
+ */
 function writeMessage(
   db: Db,
   row: DyadMessageRow,
   existing: FtsText | undefined,
   deferred: FtsText[],
-): boolean {
+): Written {
   const projection = projectChatMessage(
     { role: row.role, content: row.content, isCompactionSummary: Boolean(row.isCompactionSummary) },
     "search",
@@ -65,7 +70,7 @@ function writeMessage(
   if (projection.text.length === 0) {
     // Nothing searchable (e.g. a message that was only payload tags): keep it out of the index.
     if (existing) statement(db, "DELETE FROM recall_documents WHERE id = ?").run(row.id);
-    return false;
+    return "removed";
   }
   const values = {
     id: row.id,
@@ -85,12 +90,12 @@ function writeMessage(
   if (!existing) {
     statement(db, INSERT_DOCUMENT).run(values);
     deferred.push({ id: values.id, title: values.title, body: values.body });
-    return true;
+    return "indexed";
   }
   statement(db, UPDATE_METADATA).run(values);
-  if (existing.title !== values.title || existing.body !== values.body)
-    statement(db, UPDATE_TEXT).run({ id: values.id, title: values.title, body: values.body });
-  return true;
+  if (existing.title === values.title && existing.body === values.body) return "indexed";
+  statement(db, UPDATE_TEXT).run({ id: values.id, title: values.title, body: values.body });
+  return "rewritten";
 }
 
 /**
@@ -136,10 +141,17 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
       let indexed = 0;
       let removed = 0;
       const deferred: FtsText[] = [];
+      let rewritten = false;
       for (const row of rows) {
-        if (writeMessage(db, row, existing.get(row.id), deferred)) indexed++;
-        else removed++;
+        const written = writeMessage(db, row, existing.get(row.id), deferred);
+        if (written === "removed") removed++;
+        else indexed++;
+        rewritten ||= written === "rewritten";
       }
+      // A document keeps its rowid (the message id), so term statistics built before would miss
+      // the words its new text brought (store/rewrites.ts): they start over. Rare outside a
+      // rebuild: a title set after the chat's first messages, an edited message.
+      if (rewritten) noteDocumentsRewritten(db);
       // New documents' FTS rows, after every other write of the batch: one flush, one segment.
       const fts = statement(db, INSERT_FTS);
       for (const d of deferred) fts.run(d.id, d.title, d.body);

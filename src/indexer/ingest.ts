@@ -2,7 +2,7 @@ import { projectChatMessage, projectTranscriptTurnBoth } from "../projection/ind
 import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
 import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 import type {
   ConversationRef,
   RawChunk,
@@ -49,6 +49,12 @@ export interface IngestOptions {
   now: number;
   /** config retention.rawMaxBytesPerSource: compressed raw bytes kept per source (null: unbounded). */
   rawMaxBytesPerSource?: number | null;
+  /**
+   * A rebuild, whose end drops every term statistic anyway (store/rewrites.ts): a changed text
+   * keeps its rowid (see renewText). Moving them all took a 100k-message rebuild that changed
+   * every text from 13.8 to 20–24 s: a new rowid rewrites every index entry of the row.
+   */
+  textInPlace?: boolean;
 }
 
 export interface IngestResult {
@@ -115,10 +121,19 @@ const UPDATE_DOCUMENT = `
 /**
  * The searched text, apart and only when it changed: the FTS update trigger (UPDATE OF title,
  * body) re-indexes every row the statement updates, and a rebuild re-reads mostly unchanged text.
+ * A changed text moves its document to a new rowid, above every row term statistics have seen
+ * (see renewText).
  */
+const TEXT_CHANGED = `SELECT 1 FROM recall_documents WHERE id = @id AND (title IS NOT @title OR body IS NOT @body)`;
 const UPDATE_DOCUMENT_TEXT = `
   UPDATE recall_documents SET title = @title, body = @body
   WHERE id = @id AND (title IS NOT @title OR body IS NOT @body)`;
+const RENEW_DOCUMENT = `
+  UPDATE recall_documents SET id = (SELECT max(id) + 1 FROM recall_documents), title = @title, body = @body
+  WHERE id = @id RETURNING id`;
+const PARTICIPANTS_OF = `SELECT identity FROM recall_document_participants WHERE document = ?`;
+const RETITLED_DOCUMENTS = `
+  SELECT id, source, source_key AS key, body FROM recall_documents WHERE conversation = ? AND title IS NOT ?`;
 const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
 const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
@@ -128,7 +143,6 @@ const DELETE_SOURCE_DOCUMENT = `DELETE FROM recall_documents WHERE source = ? AN
 const HAS_RECORDS = `SELECT 1 FROM recall_records WHERE conversation = ? LIMIT 1`;
 const DELETE_CONVERSATION = `DELETE FROM recall_conversations WHERE id = ? AND source = ?`;
 const CONVERSATION_META = `SELECT title, project FROM recall_conversations WHERE id = ?`;
-const RETITLE_DOCUMENTS = `UPDATE recall_documents SET title = ? WHERE conversation = ? AND title IS NOT ?`;
 const REPROJECT_DOCUMENTS = `UPDATE recall_documents SET project = ? WHERE conversation = ? AND project IS NOT ?`;
 const RESET_RECORDS = `DELETE FROM recall_records WHERE conversation = ?`;
 /**
@@ -249,7 +263,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     }
     // Before any record of this batch is written (their FTS rows are queued for the end).
     removeDeleted(db, options.source, batch.deletions ?? []);
-    for (const ref of batch.conversations) refreshChat(db, ref);
+    for (const ref of batch.conversations) refreshChat(db, ref, options.textInPlace ?? false);
     const conversations = new Map<string, ConversationWrite>();
     const noteConversation = (ref: ConversationRef): ConversationWrite => {
       let write = conversations.get(ref.id);
@@ -279,7 +293,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       write.keep = true;
       write.startedAt = write.startedAt === null ? record.at : Math.min(write.startedAt, record.at);
       write.updatedAt = write.updatedAt === null ? record.at : Math.max(write.updatedAt, record.at);
-      if (writeRecord(db, record, write, options.projectionVersion, fts)) result.documents += 1;
+      if (writeRecord(db, record, write, options, fts)) result.documents += 1;
       result.records += 1;
     }
     // A record carries its conversation as of its emission, which may predate a title or model
@@ -422,15 +436,24 @@ function removeSuperseded(
  * weighted above the body) and the project, so they follow. Only chats: a transcript's title
  * lines never rewrite documents already written.
  */
-function refreshChat(db: Db, ref: ConversationRef): void {
+function refreshChat(db: Db, ref: ConversationRef, inPlace: boolean): void {
   if (ref.kind !== "chat") return;
   const stored = statement(db, CONVERSATION_META).get(ref.id) as
     { title: string | null; project: string | null } | undefined;
   if (!stored) return;
-  const retitle = ref.title !== null && stored.title !== ref.title;
+  const title = ref.title;
+  const retitle = title !== null && stored.title !== title;
   const reproject = ref.project !== null && stored.project !== ref.project;
   if (retitle || reproject) restoreReadIndex(db, CONVERSATION_INDEX);
-  if (retitle) statement(db, RETITLE_DOCUMENTS).run(ref.title, ref.id, ref.title);
+  if (retitle) {
+    const docs = statement(db, RETITLED_DOCUMENTS).all(ref.id, title) as {
+      id: number;
+      source: string;
+      key: string;
+      body: string;
+    }[];
+    for (const doc of docs) renewText(db, doc, title, doc.body, inPlace);
+  }
   if (reproject) statement(db, REPROJECT_DOCUMENTS).run(ref.project, ref.id, ref.project);
 }
 
@@ -492,9 +515,10 @@ function writeRecord(
   db: Db,
   record: SourceRecord,
   write: ConversationWrite,
-  projectionVersion: number,
+  options: IngestOptions,
   fts: boolean,
 ): boolean {
+  const { projectionVersion } = options;
   const conv = record.conversation;
   const projected = projectRecord(record.content);
   const hitId = projected.search.indexable ? record.hitId : null;
@@ -565,8 +589,14 @@ function writeRecord(
       conv.agent,
     ];
     statement(db, UPDATE_DOCUMENT).run(...meta, doc.id, ...meta);
-    statement(db, UPDATE_DOCUMENT_TEXT).run({ title, body, id: doc.id });
-    if (record.participants) writeParticipants(db, doc.id, record.participants, true);
+    const id = renewText(
+      db,
+      { id: doc.id, source: conv.source, key },
+      title,
+      body,
+      options.textInPlace ?? false,
+    );
+    if (record.participants) writeParticipants(db, id, record.participants, true);
   } else {
     const info = statement(db, INSERT_DOCUMENT).run(
       conv.source,
@@ -598,6 +628,36 @@ function writeRecord(
     if (record.participants) writeParticipants(db, id, record.participants, false);
   }
   return true;
+}
+
+/**
+ * Writes a document's new title and body, when they changed, under a new rowid unless `inPlace`
+ * (IngestOptions.textInPlace); returns its rowid.
+ * Term statistics (search/term-cache.ts, store/term-stats.ts) hold impact lists of the rows up to
+ * the highest rowid they saw, and the planner scores the rows above it itself: a text rewritten
+ * in place (a Claude Code response whose later line came in a later poll) was missing from lists
+ * built before, and not found by their terms until the cache started over. Participants
+ * reference the rowid (no ON UPDATE action) and move with it.
+ */
+function renewText(
+  db: Db,
+  doc: { id: number; source: string; key: string },
+  title: string,
+  body: string,
+  inPlace: boolean,
+): number {
+  if (inPlace) {
+    statement(db, UPDATE_DOCUMENT_TEXT).run({ id: doc.id, title, body });
+    return doc.id;
+  }
+  if (!statement(db, TEXT_CHANGED).get({ id: doc.id, title, body })) return doc.id;
+  const identities = pluckedStatement(db, PARTICIPANTS_OF).all(doc.id) as string[];
+  if (identities.length > 0) statement(db, CLEAR_PARTICIPANTS).run(doc.id);
+  const id = pluckedStatement(db, RENEW_DOCUMENT).get({ id: doc.id, title, body }) as number;
+  writeParticipants(db, id, identities, false);
+  // The deferred key index's stand-in still names the old rowid, which no longer exists.
+  if (!noteDocument(db, doc.source, doc.key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
+  return id;
 }
 
 /** The identities the `session` filter finds a document under besides its session (bridge messages). */

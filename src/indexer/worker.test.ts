@@ -430,9 +430,41 @@ describe("index worker", () => {
     try {
       writeTermStats(db, computeTermStats(db, "kestrel")); // the broker's idle job, then
       expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(30); // and this connection's cache
+      const ids = () => db.prepare("SELECT id FROM recall_documents ORDER BY id").pluck().all();
+      const before = ids();
       worker = make();
       await worker.catchUp(); // the projection rebuild puts the word back
       expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+      // Rewritten in place: a rebuild's end drops term statistics anyway (ingest.ts textInPlace).
+      expect(ids()).toEqual(before);
+    } finally {
+      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
+    }
+  });
+
+  it("a response whose later line brings a common word is found through term lists built before it", async () => {
+    const { file, db, make } = await setup();
+    const part = (uuid: string, text: string) =>
+      claudeLine({
+        uuid,
+        session: SESSION,
+        role: "assistant",
+        messageId: "msg_late",
+        requestId: "req_late",
+        text,
+      });
+    appendFileSync(file, part("a1", "thinking about the osprey"));
+    worker = make();
+    await worker.catchUp();
+    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
+    try {
+      // This connection's lists for the word are built now, before the response's next line.
+      expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
+      appendFileSync(file, part("a2", "kestrel kestrel kestrel kestrel"));
+      await worker.catchUp();
+      const hits = searchHistory(db, "fts5", "kestrel", {}, 50).hits;
+      expect(hits).toHaveLength(41);
+      expect(hits[0]!.snippet).toContain("osprey");
     } finally {
       for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
     }

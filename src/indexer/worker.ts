@@ -383,12 +383,16 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     }
   };
 
-  const catchUpLocked = async (onProgress?: (p: WorkProgress) => void): Promise<BackfillResult> => {
+  const catchUpLocked = async (
+    onProgress?: (p: WorkProgress) => void,
+    rebuilding = false,
+  ): Promise<BackfillResult> => {
     const started = performance.now();
     let result: BackfillResult;
     try {
       result = await backfillYielding(options.db, ensureSources(), {
         ...tickOptions(),
+        textInPlace: rebuilding, // its end drops every term statistic anyway
         ...(options.group ? { group: options.group } : {}),
         deferReadIndexes: options.writer === "foreground",
         onProgress: onProgress ? (p) => onProgress(progressOf(p)) : undefined,
@@ -449,7 +453,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       );
       log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
       ensureSources();
-      const index = await catchUpLocked(onProgress);
+      const index = await catchUpLocked(onProgress, true);
       if (!closing) noteDerivedVersions(options.db, options.projectionVersion);
       return { reset, index };
     } finally {
