@@ -1,6 +1,7 @@
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
 import { projectChatMessage, PROJECTION_VERSION } from "../projection/index.js";
 import type { Db } from "../store/open.js";
+import { deleteMeta, getMeta, setMeta } from "../store/meta.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
 import { messagesByIds, sizesOf, type DyadMessageRow } from "../sources/dyad/tables.js";
@@ -183,7 +184,7 @@ export function finishChatRebuild(db: Db): void {
   db.transaction(() => {
     noteDocumentsRewritten(db);
     // Only a drained queue ends it (another host process may have begun a rebuild meanwhile).
-    if (backlogSize(db) === 0) statement(db, "DELETE FROM recall_meta WHERE key = ?").run(REBUILD_PENDING);
+    if (backlogSize(db) === 0) deleteMeta(db, REBUILD_PENDING);
   })();
 }
 
@@ -194,26 +195,18 @@ export function finishChatRebuild(db: Db): void {
 export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: number } {
   return db
     .transaction(() => {
-      const recorded = statement(
-        db,
-        "SELECT value FROM recall_meta WHERE key = 'projection_version'",
-      ).get() as { value: string } | undefined;
-      const changed = recorded?.value !== String(PROJECTION_VERSION);
+      const changed = getMeta(db, "projection_version") !== String(PROJECTION_VERSION);
       if (changed) {
         statement(
           db,
           "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages",
         ).run();
-        statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES ('projection_version', ?)").run(
-          String(PROJECTION_VERSION),
-        );
+        setMeta(db, "projection_version", String(PROJECTION_VERSION));
         noteDocumentsRewritten(db); // every document is about to be rewritten in place
-        statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, '1')").run(REBUILD_PENDING);
+        setMeta(db, REBUILD_PENDING, "1");
       }
       // A rebuild a stop or a restart interrupted is still one (finishChatRebuild ends it).
-      const rebuild =
-        changed ||
-        statement(db, "SELECT 1 FROM recall_meta WHERE key = ?").get(REBUILD_PENDING) !== undefined;
+      const rebuild = changed || getMeta(db, REBUILD_PENDING) !== undefined;
       const orphans = statement(
         db,
         `DELETE FROM recall_documents WHERE source = '${EMBEDDED_CHAT_SOURCE}' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = recall_documents.id)`,

@@ -1,6 +1,7 @@
 import { projectChatMessage, projectTranscriptTurnBoth } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
+import { getMeta } from "../store/meta.js";
 import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 import type {
@@ -196,9 +197,7 @@ const engines = new WeakMap<Db, "fts5" | "plain">();
 function prepareWriter(db: Db): "fts5" | "plain" {
   let engine = engines.get(db);
   if (!engine) {
-    const row = db.prepare("SELECT value FROM recall_meta WHERE key = 'engine'").get() as
-      { value: string } | undefined;
-    engine = row?.value === "plain" ? "plain" : "fts5";
+    engine = getMeta(db, "engine") === "plain" ? "plain" : "fts5";
     // history-store.ts sets it on opening (a migration's temporary files would forbid setting it
     // here, inside a transaction); a host's connection gets it here.
     if (db.pragma("temp_store", { simple: true }) !== 2) db.pragma("temp_store = MEMORY");

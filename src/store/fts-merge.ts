@@ -1,3 +1,4 @@
+import { deleteMeta, getMeta } from "./meta.js";
 import type { Db } from "./open.js";
 import { pluckedStatement, statement } from "./statements.js";
 
@@ -64,7 +65,7 @@ export function deferFtsMerges(db: Db): void {
 }
 
 export function ftsMergesDeferred(db: Db): boolean {
-  return statement(db, "SELECT 1 FROM recall_meta WHERE key = ?").get(DEFERRED_META) !== undefined;
+  return getMeta(db, DEFERRED_META) !== undefined;
 }
 
 /**
@@ -82,7 +83,7 @@ export function mergeDeferredFts(db: Db): boolean {
         INSERT INTO recall_fts (recall_fts) VALUES ('optimize');
       `);
     }
-    statement(db, "DELETE FROM recall_meta WHERE key = ?").run(DEFERRED_META);
+    deleteMeta(db, DEFERRED_META);
   })();
   return true;
 }

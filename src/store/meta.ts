@@ -11,3 +11,7 @@ export function getMeta(db: Db, key: string): string | undefined {
 export function setMeta(db: Db, key: string, value: string): void {
   statement(db, "INSERT OR REPLACE INTO recall_meta (key, value) VALUES (?, ?)").run(key, value);
 }
+
+export function deleteMeta(db: Db, key: string): void {
+  statement(db, "DELETE FROM recall_meta WHERE key = ?").run(key);
+}
