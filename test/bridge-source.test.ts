@@ -559,6 +559,21 @@ describe("bridge source: read-only", () => {
 });
 
 describe("bridge source: plain engine", () => {
+  it("finds an answer that arrived later, with its participants, in the plain engine too", async () => {
+    const p = await createHarness({ engine: "plain" });
+    const pw = openBridgeWriter(path.join(recallHome(p.env), "bridge"));
+    try {
+      pw.ask({ id: "pq-1", asker: "alpha", question: "plain heron question", at: T0 });
+      p.index();
+      pw.answer({ question: "pq-1", answer: "a plain ostrich answer", by: "beta" });
+      p.tick();
+      expect(p.search("ostrich", { sessions: ["beta"] }).map((x) => x.id)).toEqual(["message:pq-1"]);
+    } finally {
+      pw.close();
+      p.close();
+    }
+  });
+
   it("applies the participant and job filters the same way", async () => {
     const p = await createHarness({ engine: "plain" });
     const pw = openBridgeWriter(path.join(recallHome(p.env), "bridge"));

@@ -129,9 +129,12 @@ const TEXT_CHANGED = `SELECT 1 FROM recall_documents WHERE id = @id AND (title I
 const UPDATE_DOCUMENT_TEXT = `
   UPDATE recall_documents SET title = @title, body = @body
   WHERE id = @id AND (title IS NOT @title OR body IS NOT @body)`;
+/** Rowids are never reused (AUTOINCREMENT); an UPDATE does not advance the sequence itself. */
 const RENEW_DOCUMENT = `
-  UPDATE recall_documents SET id = (SELECT max(id) + 1 FROM recall_documents), title = @title, body = @body
+  UPDATE recall_documents SET title = @title, body = @body,
+    id = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'recall_documents'), (SELECT max(id) FROM recall_documents)) + 1
   WHERE id = @id RETURNING id`;
+const ADVANCE_SEQUENCE = `UPDATE sqlite_sequence SET seq = ? WHERE name = 'recall_documents'`;
 const PARTICIPANTS_OF = `SELECT identity FROM recall_document_participants WHERE document = ?`;
 const RETITLED_DOCUMENTS = `
   SELECT id, source, source_key AS key, body FROM recall_documents WHERE conversation = ? AND title IS NOT ?`;
@@ -262,7 +265,10 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     }
     // Before any record of this batch is written (their FTS rows are queued for the end).
     removeDeleted(db, options.source, batch.deletions ?? []);
-    for (const ref of batch.conversations) refreshChat(db, ref, options.textInPlace ?? false);
+    // Only FTS5's planner carries term statistics by rowid; the plain engine's folded copy
+    // references its document's rowid, which therefore stays.
+    const inPlace = (options.textInPlace ?? false) || !fts;
+    for (const ref of batch.conversations) refreshChat(db, ref, inPlace);
     const conversations = new Map<string, ConversationWrite>();
     const noteConversation = (ref: ConversationRef): ConversationWrite => {
       let write = conversations.get(ref.id);
@@ -292,7 +298,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       write.keep = true;
       write.startedAt = write.startedAt === null ? record.at : Math.min(write.startedAt, record.at);
       write.updatedAt = write.updatedAt === null ? record.at : Math.max(write.updatedAt, record.at);
-      if (writeRecord(db, record, write, options, fts)) result.documents += 1;
+      if (writeRecord(db, record, write, options.projectionVersion, inPlace, fts)) result.documents += 1;
       result.records += 1;
     }
     // A record carries its conversation as of its emission, which may predate a title or model
@@ -514,10 +520,10 @@ function writeRecord(
   db: Db,
   record: SourceRecord,
   write: ConversationWrite,
-  options: IngestOptions,
+  projectionVersion: number,
+  inPlace: boolean,
   fts: boolean,
 ): boolean {
-  const { projectionVersion } = options;
   const conv = record.conversation;
   const projected = projectRecord(record.content);
   const hitId = projected.search.indexable ? record.hitId : null;
@@ -588,13 +594,7 @@ function writeRecord(
       conv.agent,
     ];
     statement(db, UPDATE_DOCUMENT).run(...meta, doc.id, ...meta);
-    const id = renewText(
-      db,
-      { id: doc.id, source: conv.source, key },
-      title,
-      body,
-      options.textInPlace ?? false,
-    );
+    const id = renewText(db, { id: doc.id, source: conv.source, key }, title, body, inPlace);
     if (record.participants) writeParticipants(db, id, record.participants, true);
   } else {
     const info = statement(db, INSERT_DOCUMENT).run(
@@ -635,8 +635,10 @@ function writeRecord(
  * Term statistics (search/term-cache.ts, store/term-stats.ts) hold impact lists of the rows up to
  * the highest rowid they saw, and the planner scores the rows above it itself: a text rewritten
  * in place (a Claude Code response whose later line came in a later poll) was missing from lists
- * built before, and not found by their terms until the cache started over. Participants
- * reference the rowid (no ON UPDATE action) and move with it.
+ * built before, and not found by their terms until the cache started over. Rowids are never
+ * reused (schema v8), so the new one is above every mark. Participants reference the rowid (no
+ * ON UPDATE action) and move with it; the plain engine, which carries no term statistics, keeps
+ * the rowid its folded copy references.
  */
 function renewText(
   db: Db,
@@ -653,6 +655,7 @@ function renewText(
   const identities = pluckedStatement(db, PARTICIPANTS_OF).all(doc.id) as string[];
   if (identities.length > 0) statement(db, CLEAR_PARTICIPANTS).run(doc.id);
   const id = pluckedStatement(db, RENEW_DOCUMENT).get({ id: doc.id, title, body }) as number;
+  statement(db, ADVANCE_SEQUENCE).run(id);
   writeParticipants(db, id, identities, false);
   // The deferred key index's stand-in still names the old rowid, which no longer exists.
   if (!noteDocument(db, doc.source, doc.key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);

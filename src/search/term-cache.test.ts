@@ -79,6 +79,18 @@ describe("term knowledge across index changes", () => {
     expect(ranked.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
   });
 
+  it("never gives a new row the rowid of a deleted newest row, which carried lists would take as seen", () => {
+    plannerTuning.exactMaxRows = 10;
+    append(["neither word here"]);
+    const newest = store.db.prepare("SELECT max(id) FROM recall_documents").pluck().get() as number;
+    rankDocuments(store.db, request); // lists built through the newest row
+    store.db.prepare("DELETE FROM recall_documents WHERE id = ?").run(newest);
+    append(["session cache session cache session cache"]);
+    const ranked = rankDocuments(store.db, request).rows.map((r) => r.id);
+    expect(ranked).toEqual(rankExact(store.db, request).map((r) => r.id));
+    expect(ranked[0]).toBeGreaterThan(newest);
+  });
+
   it("starts over when the index shrinks or grows past CARRY_GROWTH", () => {
     plannerTuning.exactMaxRows = 10;
     rankDocuments(store.db, request);

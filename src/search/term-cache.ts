@@ -16,9 +16,9 @@ import { ftsTerm } from "./stem.js";
  * see ftsTotals), and rebuilding a common term's list costs 50–260 ms at 1M rows, so the cache
  * survives growth: each count and list remembers the highest rowid it saw (`through`). Counts
  * catch up by counting only the rows above it (a rowid-range read); lists stay as they were and
- * the planner scores the rows above their `through` itself (planner.ts). A document whose text
- * changes takes a new rowid for this reason (indexer/ingest.ts renewText), so it is scored as a
- * new row. The cache starts over when the index shrinks or has grown by more than CARRY_GROWTH
+ * the planner scores the rows above their `through` itself (planner.ts). For this, history.db
+ * never reuses a rowid (schema v8), and a document whose text changes takes a new one
+ * (indexer/ingest.ts renewText): it is scored as a new row. The cache starts over when the index shrinks or has grown by more than CARRY_GROWTH
  * since it started, or documents were rewritten in place (a rebuild, an embedded chat's edited
  * message or title: store/rewrites.ts), so what it carries is never far from what a rebuild
  * would give; results that used carried knowledge are flagged inexact.

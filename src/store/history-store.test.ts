@@ -237,8 +237,43 @@ describe("history store", () => {
       .run();
     old.close();
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
-    expect(store.migration).toMatchObject({ from: 6, to: 7 });
+    expect(store.migration).toMatchObject({ from: 6, to: LATEST });
     expect(store.db.prepare("SELECT count(*) AS n FROM recall_term_stats").get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  it("v8 keeps documents, ids, links and text search, and a new document never takes a deleted one's id", async () => {
+    const { dir, old } = await indexAtVersion(7, "fts5");
+    for (const [key, body] of [
+      ["a", "heron one"],
+      ["b", "egret two"],
+      ["c", "heron three"],
+    ])
+      insert(old, key!, body!);
+    old.prepare("INSERT INTO recall_document_participants (identity, document) VALUES ('peer-1', 3)").run();
+    const before = old.prepare("SELECT * FROM recall_documents ORDER BY id").all();
+    const indexes = (db: Database.Database) =>
+      db
+        .prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'recall_documents' ORDER BY name")
+        .all();
+    const dependents = indexes(old);
+    old.close();
+
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    const db = store.db;
+    expect(store.migration).toMatchObject({ from: 7, to: LATEST });
+    expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(before);
+    expect(indexes(db).filter((r) => (r as { name: string }).name !== "recall_documents")).toEqual(
+      dependents.filter((r) => (r as { name: string }).name !== "recall_documents"),
+    );
+    expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([3]);
+    db.prepare("DELETE FROM recall_documents WHERE id = 3").run();
+    insert(db, "d", "heron four");
+    expect(db.prepare("SELECT id FROM recall_documents WHERE source_key = 'd'").pluck().get()).toBe(4);
+    expect(db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH 'heron'").pluck().all()).toEqual([
+      1, 4,
+    ]);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     store.close();
   });
 });

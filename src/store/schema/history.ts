@@ -6,6 +6,7 @@ import { historyV4 } from "./history-v4.js";
 import { historyV5 } from "./history-v5.js";
 import { historyV6 } from "./history-v6.js";
 import { historyV7 } from "./history-v7.js";
+import { historyV8 } from "./history-v8.js";
 
 export type { HistorySchemaContext };
 
@@ -18,4 +19,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV5,
   historyV6,
   historyV7,
+  historyV8,
 ];

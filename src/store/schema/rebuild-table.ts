@@ -16,7 +16,8 @@ export function rebuildTable(db: Db, table: string, edit: (sql: string) => strin
     }
   ).sql;
   const edited = edit(sql);
-  const rebuilt = edited.replace(new RegExp(`^CREATE TABLE ${table} \\(`), `CREATE TABLE ${temporary} (`);
+  // A table renamed by an earlier rebuild is stored as CREATE TABLE "name" (SQLite quotes it).
+  const rebuilt = edited.replace(new RegExp(`^CREATE TABLE "?${table}"? \\(`), `CREATE TABLE ${temporary} (`);
   if (edited === sql || !rebuilt.startsWith(`CREATE TABLE ${temporary} (`))
     throw new RecallError("Internal", `${table} is not the table this migration expects`);
   const dependents = (
