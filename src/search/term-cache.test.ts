@@ -91,6 +91,27 @@ describe("term knowledge across index changes", () => {
     expect(ranked[0]).toBeGreaterThan(newest);
   });
 
+  it("starts over once rows rewritten under new rowids pass CARRY_GROWTH, so their counts drift no further", () => {
+    plannerTuning.exactMaxRows = 10;
+    append(["zebrafinch"]);
+    rankDocuments(store.db, request);
+    const rows = termCache(store.db).totals.rows;
+    const renew = store.db.prepare(
+      `UPDATE recall_documents SET body = body || ' again', id = (SELECT max(id) + 1 FROM recall_documents)
+       WHERE id = (SELECT max(id) FROM recall_documents)`,
+    );
+    // A carried count adds the row again at each new rowid (its old count stays): at most the
+    // rewrites since the cache started, which stay under CARRY_GROWTH of the rows.
+    const limit = Math.ceil(rows * CARRY_GROWTH);
+    let worst = 0;
+    for (let i = 0; i < 3 * limit; i++) {
+      renew.run();
+      worst = Math.max(worst, documentFrequency(store.db, termCache(store.db), "zebrafinch"));
+    }
+    expect(termCache(store.db).totals.rows).toBe(rows);
+    expect(worst).toBeLessThanOrEqual(1 + limit);
+  });
+
   it("starts over when the index shrinks or grows past CARRY_GROWTH", () => {
     plannerTuning.exactMaxRows = 10;
     rankDocuments(store.db, request);

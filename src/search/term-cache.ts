@@ -59,6 +59,12 @@ export interface TermCache {
   top: number;
   /** Rows in the index when this cache started (CARRY_GROWTH is measured from here). */
   baseRows: number;
+  /**
+   * The highest rowid when this cache started. Rows rewritten under new rowids (ingest.ts
+   * renewText) add nothing to the row count, but each is counted again above a count's mark
+   * while its old count stays: past CARRY_GROWTH of them the cache starts over too.
+   */
+  baseTop: number;
   /** True once the cache has lived through an index change (its answers are then inexact). */
   carried: boolean;
   df: Map<string, Counted>;
@@ -91,7 +97,8 @@ export function termCache(db: Db): TermCache {
     cache.rewrites === rewrites &&
     totals.rows >= cache.totals.rows &&
     top >= cache.top &&
-    totals.rows <= cache.baseRows * (1 + CARRY_GROWTH)
+    totals.rows <= cache.baseRows * (1 + CARRY_GROWTH) &&
+    top - cache.baseTop <= cache.baseRows * CARRY_GROWTH
   ) {
     cache = { ...cache, totals, top, carried: true };
   } else {
@@ -99,6 +106,7 @@ export function termCache(db: Db): TermCache {
       totals,
       top,
       baseRows: totals.rows,
+      baseTop: top,
       carried: false,
       df: new Map(),
       atLeast: new Map(),
