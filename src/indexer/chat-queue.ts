@@ -3,7 +3,7 @@ import { projectChatMessage, PROJECTION_VERSION } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { deleteMeta, getMeta, setMeta } from "../store/meta.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
-import { statement } from "../store/statements.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 import { messagesByIds, sizesOf, type DyadMessageRow } from "../sources/dyad/tables.js";
 
 /** Bounds on one drain batch: rows and bytes of message content. */
@@ -11,6 +11,9 @@ export interface ChatBatchLimits {
   maxRows: number;
   maxBytes: number;
 }
+
+/** recall_meta's note that a projection rebuild of the chat documents has not drained yet. */
+const REBUILD_PENDING = "chat_rebuild_pending";
 
 export const DEFAULT_CHAT_BATCH: ChatBatchLimits = { maxRows: 100, maxBytes: 1024 * 1024 };
 
@@ -143,16 +146,21 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
       let removed = 0;
       const deferred: FtsText[] = [];
       let rewritten = false;
+      const top = (pluckedStatement(db, "SELECT max(id) FROM recall_documents").get() as number | null) ?? 0;
       for (const row of rows) {
         const written = writeMessage(db, row, existing.get(row.id), deferred);
         if (written === "removed") removed++;
         else indexed++;
         rewritten ||= written === "rewritten";
       }
-      // A document keeps its rowid (the message id), so term statistics built before would miss
-      // the words its new text brought (store/rewrites.ts): they start over. Rare outside a
-      // rebuild: a title set after the chat's first messages, an edited message.
-      if (rewritten) noteDocumentsRewritten(db);
+      // A document's rowid is its message id: term statistics built before (search/term-cache.ts)
+      // would miss the words a changed text brought, and a message indexed only now (it had no
+      // searchable text yet) below rows already indexed. They start over (store/rewrites.ts). Not
+      // batch by batch during a rebuild, whose end does it. Otherwise rare: a title set after a
+      // chat's first messages, an edited message, a reply indexed mid-stream (the repair poll)
+      // and again once it settled, a reply that ends after another chat's message was indexed.
+      rewritten ||= deferred.some((d) => d.id < top);
+      if (rewritten && getMeta(db, REBUILD_PENDING) === undefined) noteDocumentsRewritten(db);
       // New documents' FTS rows, after every other write of the batch: one flush, one segment.
       const fts = statement(db, INSERT_FTS);
       for (const d of deferred) fts.run(d.id, d.title, d.body);
@@ -172,9 +180,6 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
     })
     .immediate();
 }
-
-/** recall_meta's note that a projection rebuild of the chat documents has not drained yet. */
-const REBUILD_PENDING = "chat_rebuild_pending";
 
 /**
  * A rebuild's documents are all rewritten: term statistics built meanwhile are dropped once more
