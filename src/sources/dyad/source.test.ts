@@ -6,6 +6,7 @@ import { tempDir } from "../../../test/helpers/tmp.js";
 import { backfill, runTick } from "../../indexer/backfill.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
+import { plannerTuning } from "../../search/planner.js";
 import { openHistoryStore, type HistoryStore } from "../../store/history-store.js";
 import { ConfigSchema } from "../../config/schema.js";
 import { bindChatApp, serverProject } from "./apps.js";
@@ -178,6 +179,21 @@ describe("Dyad source (standalone, read-only)", () => {
     // into its WAL; the main file recall opened is unchanged by recall).
     expect(statSync(s.dyad.file).mtimeMs).toBe(mtime);
     expect(readFileSync(s.dyad.file).equals(bytes)).toBe(true);
+  });
+
+  it("finds a renamed chat's messages by the new title's word through term lists built before", async () => {
+    const s = await setup();
+    s.index();
+    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
+    try {
+      const hits = () => searchHistory(s.db, "fts5", "wallaby", {}, 5).hits.map((h) => h.id);
+      expect(hits()).not.toContain(`chat:dyad:${s.checkout}:${s.m1}`); // the word's lists are built now
+      s.dyad.db.prepare("UPDATE chats SET title = ? WHERE id = ?").run("Wallaby checkout", s.checkout);
+      s.tickLater();
+      expect(hits()).toContain(`chat:dyad:${s.checkout}:${s.m1}`);
+    } finally {
+      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
+    }
   });
 
   it("reads many ranges in bounded batches and reconciles them all", async () => {
