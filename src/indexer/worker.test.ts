@@ -11,6 +11,8 @@ import { systemClock } from "../core/clock.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { searchHistory } from "../search/history.js";
 import { plannerTuning } from "../search/planner.js";
+import { runSearchHistory } from "../tools/search-history.js";
+import { SearchHistoryInput } from "../tools/search-history-input.js";
 import { computeTermStats } from "../search/term-stats.js";
 import { createSources } from "../sources/registry.js";
 import type { Source } from "../sources/types.js";
@@ -465,8 +467,39 @@ describe("index worker", () => {
       const hits = searchHistory(db, "fts5", "kestrel", {}, 50).hits;
       expect(hits).toHaveLength(41);
       expect(hits[0]!.snippet).toContain("osprey");
+      // Its new rowid is never given again: the sequence moved with it.
+      const renewed = db.prepare("SELECT max(id) FROM recall_documents").pluck().get() as number;
+      const sequence = "SELECT seq FROM sqlite_sequence WHERE name = 'recall_documents'";
+      expect(db.prepare(sequence).pluck().get()).toBe(renewed);
     } finally {
       for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
+    }
+  });
+
+  it("a search reads one snapshot: a document another connection rewrites mid-search is not lost", async () => {
+    const { db, make } = await setup();
+    worker = make();
+    await worker.catchUp();
+    await worker.stop();
+    const other = new Database(db.name);
+    let moved = 0;
+    plannerTuning.observe = (result) => {
+      if (moved++ > 0) return; // between ranking and reading the rows: another process renews the best
+      other
+        .prepare(
+          `UPDATE recall_documents SET body = body || ' again', id = (SELECT max(id) + 1 FROM recall_documents)
+           WHERE id = ?`,
+        )
+        .run(result.rows[0]!.id);
+    };
+    try {
+      const input = SearchHistoryInput.parse({ query: "kestrel", limit: 50 });
+      expect(runSearchHistory(db, "fts5", input).hits).toHaveLength(40);
+      expect(moved).toBeGreaterThan(0);
+      expect(runSearchHistory(db, "fts5", input).hits).toHaveLength(40);
+    } finally {
+      delete plannerTuning.observe;
+      other.close();
     }
   });
 

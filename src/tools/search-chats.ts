@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
+import { readSnapshot } from "../store/snapshot.js";
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
 import {
   chatCandidates,
@@ -9,6 +10,7 @@ import {
   chatPhraseTokens,
   indexedLastMessageTimes,
   phraseMatches,
+  type ChatScope,
 } from "../search/chats.js";
 import { shortenExcerpt } from "../search/excerpt.js";
 import { chatQueryTerms } from "../search/chat-query.js";
@@ -183,20 +185,33 @@ export function createSearchChatsTool(
       const status = index.isPending(appId, excludeChatId) ? "indexing" : "ready";
       const terms = chatQueryTerms(args.query);
       const scope = { source: ctx.chatSource ?? EMBEDDED_CHAT_SOURCE, appId, excludeChatId };
-      const candidates = chatCandidates(db, terms, scope);
-      // The exact phrase keeps the stopwords the search terms drop ("decided to use x").
-      const phrase = phraseMatches(db, chatPhraseTokens(args.query), candidates);
-      const chats = rankChats(candidates, phrase, limit, chatExcerpts(db, terms, candidates));
-      const chatIds = chats.map((c) => c.chatId);
-      // Embedded: the host's own messages table (indexed by chat); standalone: the index, since
-      // the source database is read-only and unindexed.
-      const lastTimes =
-        ctx.chatSource === undefined
-          ? new Map([...lastMessageTimes(db, chatIds)].map(([chat, s]) => [chat, s * 1000]))
-          : indexedLastMessageTimes(db, scope, chatIds);
-      const output = buildSearchOutput(args.query, status, chats, lastTimes, chatExcerptTerms(terms));
+      const output = readSnapshot(db, () => searchOnce(db, args.query, status, terms, scope, limit, ctx));
       ctx.onCard?.(searchChatsCard(output));
       return JSON.stringify(output);
     },
   };
+}
+
+/** One search_chats over one snapshot of the index (store/snapshot.ts). */
+function searchOnce(
+  db: Db,
+  query: string,
+  status: "indexing" | "ready",
+  terms: string[],
+  scope: ChatScope,
+  limit: number,
+  ctx: ToolContext,
+): SearchChatsOutput {
+  const candidates = chatCandidates(db, terms, scope);
+  // The exact phrase keeps the stopwords the search terms drop ("decided to use x").
+  const phrase = phraseMatches(db, chatPhraseTokens(query), candidates);
+  const chats = rankChats(candidates, phrase, limit, chatExcerpts(db, terms, candidates));
+  const chatIds = chats.map((c) => c.chatId);
+  // Embedded: the host's own messages table (indexed by chat); standalone: the index, since
+  // the source database is read-only and unindexed.
+  const lastTimes =
+    ctx.chatSource === undefined
+      ? new Map([...lastMessageTimes(db, chatIds)].map(([chat, s]) => [chat, s * 1000]))
+      : indexedLastMessageTimes(db, scope, chatIds);
+  return buildSearchOutput(query, status, chats, lastTimes, chatExcerptTerms(terms));
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
+import { readSnapshot } from "../store/snapshot.js";
 import { ACTIVE_WINDOW_MS, activeConversations } from "../search/activity.js";
 import type { DocumentFilters } from "../search/filters.js";
 import { searchHistory, type HistoryHit } from "../search/history.js";
@@ -50,6 +51,16 @@ export function runSearchHistory(
   input: z.output<typeof SearchHistoryInput>,
   callerSession?: string,
   now: number = Date.now(),
+): SearchHistoryOutput {
+  return readSnapshot(db, () => searchHistoryOnce(db, engine, input, callerSession, now));
+}
+
+function searchHistoryOnce(
+  db: Db,
+  engine: Engine,
+  input: z.output<typeof SearchHistoryInput>,
+  callerSession: string | undefined,
+  now: number,
 ): SearchHistoryOutput {
   const result = searchHistory(db, engine, input.query, toFilters(db, input, callerSession), input.limit);
   const active = activeConversations(
