@@ -1,4 +1,4 @@
-import { CARRY_GROWTH } from "../search/term-cache.js";
+import { CARRY_GROWTH, topRowid } from "../search/term-cache.js";
 import { commonTerms, computeTermStats } from "../search/term-stats.js";
 import { ftsTotals } from "../search/fts-index.js";
 import type { Db } from "../store/open.js";
@@ -8,7 +8,7 @@ import { storedTermRows, writeTermStats } from "../store/term-stats.js";
 /**
  * The broker's idle job that keeps common terms' statistics in the index (schema v3), so a fresh
  * `recall search` or `recall mcp` starts warm. It plans once per CARRY_GROWTH of index growth
- * and again after a rebuild: the common terms of an even sample whose stored statistics are
+ * (rows added, or given new rowids) and again after a rebuild: the common terms of an even sample whose stored statistics are
  * missing or too old; then each step computes and writes one of them (one FTS5 pass over that term).
  */
 export interface TermStatsJob {
@@ -19,6 +19,7 @@ export interface TermStatsJob {
 export function createTermStatsJob(db: Db): TermStatsJob {
   let queue: string[] = [];
   let plannedRows = -1;
+  let plannedTop = -1;
   let plannedRewrites: string | null = null;
   return {
     step() {
@@ -31,12 +32,25 @@ export function createTermStatsJob(db: Db): TermStatsJob {
       }
       if (queue.length === 0) {
         const rows = ftsTotals(db).rows;
-        if (rows === 0 || (plannedRows >= 0 && rows < plannedRows * (1 + CARRY_GROWTH))) return false;
+        const top = topRowid(db);
+        // Rows rewritten under new rowids (indexer/ingest.ts renewText) age statistics as added
+        // rows do (search/term-cache.ts usableStored), though the row count stays.
+        const unchanged =
+          plannedRows >= 0 &&
+          rows < plannedRows * (1 + CARRY_GROWTH) &&
+          top - plannedTop <= plannedRows * CARRY_GROWTH;
+        if (rows === 0 || unchanged) return false;
         plannedRows = rows;
+        plannedTop = top;
         const stored = storedTermRows(db);
         queue = commonTerms(db).filter((t) => {
           const built = stored.get(t);
-          return built === undefined || rows > built * (1 + CARRY_GROWTH / 2) || rows < built;
+          return (
+            built === undefined ||
+            rows > built.builtRows * (1 + CARRY_GROWTH / 2) ||
+            rows < built.builtRows ||
+            top - built.through > built.builtRows * (CARRY_GROWTH / 2)
+          );
         });
         if (queue.length === 0) return false;
       }

@@ -79,7 +79,8 @@ export interface TermCache {
 
 const caches = new WeakMap<Db, TermCache>();
 
-const topRowid = (db: Db): number =>
+/** The highest document rowid now (0 when there is none). */
+export const topRowid = (db: Db): number =>
   (pluckedStatement(db, "SELECT max(id) FROM recall_documents").get() as number | null) ?? 0;
 
 /**
@@ -273,7 +274,8 @@ export function buildImpactList(
 
 /**
  * Statistics the broker persisted for the term (store/term-stats.ts), when they describe this
- * index closely enough to carry: built at most CARRY_GROWTH rows ago and not past its top. Using
+ * index closely enough to carry: built at most CARRY_GROWTH rows (and rowids) ago and not past
+ * its top. Using
  * them makes the cache's answers inexact, as carried knowledge does.
  */
 function usableStored(db: Db, cache: TermCache, term: string): StoredTermStats | undefined {
@@ -285,7 +287,9 @@ function usableStored(db: Db, cache: TermCache, term: string): StoredTermStats |
     !stored ||
     stored.through > cache.top ||
     stored.builtRows > cache.totals.rows ||
-    cache.totals.rows > stored.builtRows * (1 + CARRY_GROWTH)
+    cache.totals.rows > stored.builtRows * (1 + CARRY_GROWTH) ||
+    // Rows rewritten under new rowids since (see TermCache.baseTop), not only rows added.
+    cache.top - stored.through > stored.builtRows * CARRY_GROWTH
   )
     return undefined;
   if (stored.through !== cache.top || stored.builtRows !== cache.totals.rows) cache.carried = true;

@@ -10,7 +10,7 @@ import type { HistoryStore } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { storedTermRows } from "../store/term-stats.js";
 import { plannerTuning, rankDocuments, rankExact } from "./planner.js";
-import { clearTermCache, termCache } from "./term-cache.js";
+import { CARRY_GROWTH, clearTermCache, termCache } from "./term-cache.js";
 
 let corpus: TermCorpus;
 let store: HistoryStore;
@@ -74,6 +74,35 @@ describe("persisted term statistics (the broker's idle job)", () => {
     } finally {
       clearTermCache(reader);
       reader.close();
+    }
+  });
+
+  it("leaves stored statistics aside once CARRY_GROWTH of rows got new rowids, though no rows were added", () => {
+    const renew = store.db.prepare(
+      `UPDATE recall_documents SET body = body || ' again', id = (SELECT max(id) + 1 FROM recall_documents)
+       WHERE id = (SELECT min(id) FROM recall_documents)`,
+    );
+    for (let i = 0; i < 2000 * CARRY_GROWTH; i++) renew.run();
+    plannerTuning.exactMaxRows = 10;
+    const reader = fresh();
+    try {
+      const ranked = rankDocuments(reader, request);
+      expect(termCache(reader).lists.get(SESSION_LIST)!.buildMs).toBeGreaterThan(0); // built, not loaded
+      expect(ranked.rows.map((r) => r.id)).toEqual(rankExact(reader, request).map((r) => r.id));
+    } finally {
+      clearTermCache(reader);
+      reader.close();
+    }
+    // The broker's idle job builds them again.
+    const job = createTermStatsJob(store.db);
+    while (job.step());
+    const again = fresh();
+    try {
+      rankDocuments(again, request);
+      expect(termCache(again).lists.get(SESSION_LIST)!.buildMs).toBe(0);
+    } finally {
+      clearTermCache(again);
+      again.close();
     }
   });
 });

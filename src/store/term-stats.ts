@@ -76,13 +76,23 @@ export function clearTermStats(db: Db): void {
 }
 
 /** Rows in the index when each stored term was built. */
-export function storedTermRows(db: Db): Map<string, number> {
+/** When a term's stored statistics were built: the index's rows then, and its highest rowid. */
+export interface StoredTermMark {
+  builtRows: number;
+  through: number;
+}
+
+export function storedTermRows(db: Db): Map<string, StoredTermMark> {
   if (!hasTable(db)) return new Map();
-  const rows = statement(db, "SELECT term, built_rows AS builtRows FROM recall_term_stats").all() as {
+  const rows = statement(
+    db,
+    "SELECT term, built_rows AS builtRows, through FROM recall_term_stats",
+  ).all() as {
     term: string;
     builtRows: number;
+    through: number;
   }[];
-  return new Map(rows.map((r) => [r.term, r.builtRows]));
+  return new Map(rows.map((r) => [r.term, { builtRows: r.builtRows, through: r.through }]));
 }
 
 /** Bodies of up to `n` documents spread over the id range (a sample of the index's vocabulary). */
