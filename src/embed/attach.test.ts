@@ -5,7 +5,7 @@ import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { attachChatSearch, type ChatSearch } from "./attach.js";
 import { drainChatBatch, finishChatRebuild, prepareChatIndex } from "../indexer/chat-queue.js";
 import { readRewrites } from "../store/rewrites.js";
-import { plannerTuning } from "../search/planner.js";
+import { withTermStatisticsPlans } from "../../test/helpers/term-plans.js";
 
 interface Env {
   f: DyadFixture;
@@ -144,15 +144,12 @@ describe("embedded chat index", () => {
     const late = f.chat(app, null);
     f.message(late, "user", "an untitled start");
     await drain(search);
-    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
-    try {
+    await withTermStatisticsPlans(async () => {
       expect(await found(search, app, "kestrel")).not.toContain(late); // the word's lists are built now
       f.db.prepare("UPDATE chats SET title = 'Kestrel kestrel kestrel' WHERE id = ?").run(late);
       await drain(search);
       expect((await found(search, app, "kestrel"))[0]).toBe(late);
-    } finally {
-      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
-    }
+    });
   });
 
   it("a message first indexed after newer ones is found by a common word through lists built before", async () => {
@@ -162,17 +159,14 @@ describe("embedded chat index", () => {
     const placeholder = f.message(early, "assistant", ""); // nothing to index yet: no document
     for (let i = 0; i < 30; i++) f.message(f.chat(app, `Chat ${i}`), "user", `kestrel note ${i}`);
     await drain(search);
-    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
-    try {
+    await withTermStatisticsPlans(async () => {
       expect(await found(search, app, "kestrel")).not.toContain(early); // the word's lists are built now
       f.db
         .prepare("UPDATE messages SET content = 'kestrel kestrel kestrel kestrel' WHERE id = ?")
         .run(placeholder);
       await drain(search);
       expect((await found(search, app, "kestrel"))[0]).toBe(early);
-    } finally {
-      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
-    }
+    });
   });
 
   it("de-duplicates repeated updates of a streaming message in the dirty queue", async () => {

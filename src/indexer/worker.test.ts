@@ -22,6 +22,7 @@ import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import { storedTermRows, writeTermStats } from "../store/term-stats.js";
 import { backfill } from "./backfill.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
+import { withTermStatisticsPlans } from "../../test/helpers/term-plans.js";
 
 const SESSION = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
 
@@ -428,8 +429,7 @@ describe("index worker", () => {
     db.prepare("UPDATE recall_documents SET body = replace(body, 'kestrel ', '') WHERE id <= 10").run();
     db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
     // Every plan on this small index uses the term's statistics, as common words do at scale.
-    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
-    try {
+    await withTermStatisticsPlans(async () => {
       writeTermStats(db, computeTermStats(db, "kestrel")); // the broker's idle job, then
       expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(30); // and this connection's cache
       const ids = () => db.prepare("SELECT id FROM recall_documents ORDER BY id").pluck().all();
@@ -439,9 +439,7 @@ describe("index worker", () => {
       expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
       // Rewritten in place: a rebuild's end drops term statistics anyway (ingest.ts textInPlace).
       expect(ids()).toEqual(before);
-    } finally {
-      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
-    }
+    });
   });
 
   it("a response whose later line brings a common word is found through term lists built before it", async () => {
@@ -456,14 +454,14 @@ describe("index worker", () => {
         text,
       });
     appendFileSync(file, part("a1", "thinking about the osprey"));
-    worker = make();
-    await worker.catchUp();
-    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
-    try {
+    const live = make();
+    worker = live;
+    await live.catchUp();
+    await withTermStatisticsPlans(async () => {
       // This connection's lists for the word are built now, before the response's next line.
       expect(searchHistory(db, "fts5", "kestrel", {}, 50).hits).toHaveLength(40);
       appendFileSync(file, part("a2", "kestrel kestrel kestrel kestrel"));
-      await worker.catchUp();
+      await live.catchUp();
       const hits = searchHistory(db, "fts5", "kestrel", {}, 50).hits;
       expect(hits).toHaveLength(41);
       expect(hits[0]!.snippet).toContain("osprey");
@@ -471,9 +469,7 @@ describe("index worker", () => {
       const renewed = db.prepare("SELECT max(id) FROM recall_documents").pluck().get() as number;
       const sequence = "SELECT seq FROM sqlite_sequence WHERE name = 'recall_documents'";
       expect(db.prepare(sequence).pluck().get()).toBe(renewed);
-    } finally {
-      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
-    }
+    });
   });
 
   it("a search reads one snapshot: a document another connection rewrites mid-search is not lost", async () => {

@@ -6,7 +6,6 @@ import { tempDir } from "../../../test/helpers/tmp.js";
 import { backfill, runTick } from "../../indexer/backfill.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
-import { plannerTuning } from "../../search/planner.js";
 import { openHistoryStore, type HistoryStore } from "../../store/history-store.js";
 import { ConfigSchema } from "../../config/schema.js";
 import { bindChatApp, serverProject } from "./apps.js";
@@ -17,6 +16,7 @@ import {
   RANGE_IDS,
   RECONCILE_INTERVAL_MS,
 } from "./source.js";
+import { withTermStatisticsPlans } from "../../../test/helpers/term-plans.js";
 
 describe("Dyad source (standalone, read-only)", () => {
   let cleanup = () => {};
@@ -184,16 +184,13 @@ describe("Dyad source (standalone, read-only)", () => {
   it("finds a renamed chat's messages by the new title's word through term lists built before", async () => {
     const s = await setup();
     s.index();
-    Object.assign(plannerTuning, { exactMaxRows: 0, enumerateMaxRows: 0, filteredMaxRows: 0 });
-    try {
+    await withTermStatisticsPlans(async () => {
       const hits = () => searchHistory(s.db, "fts5", "wallaby", {}, 5).hits.map((h) => h.id);
       expect(hits()).not.toContain(`chat:dyad:${s.checkout}:${s.m1}`); // the word's lists are built now
       s.dyad.db.prepare("UPDATE chats SET title = ? WHERE id = ?").run("Wallaby checkout", s.checkout);
       s.tickLater();
       expect(hits()).toContain(`chat:dyad:${s.checkout}:${s.m1}`);
-    } finally {
-      for (const key of Object.keys(plannerTuning)) delete (plannerTuning as Record<string, unknown>)[key];
-    }
+    });
   });
 
   it("reads many ranges in bounded batches and reconciles them all", async () => {
