@@ -6,6 +6,7 @@ import { attachChatSearch, type ChatSearch } from "./attach.js";
 import { drainChatBatch, finishChatRebuild, prepareChatIndex } from "../indexer/chat-queue.js";
 import { readRewrites } from "../store/rewrites.js";
 import { withTermStatisticsPlans } from "../../test/helpers/term-plans.js";
+import { plannerTuning } from "../search/planner.js";
 
 interface Env {
   f: DyadFixture;
@@ -167,6 +168,53 @@ describe("embedded chat index", () => {
       await drain(search);
       expect((await found(search, app, "kestrel"))[0]).toBe(early);
     });
+  });
+
+  it("a rebuild the host wrote into after its last batch ends with a later drain, and edits after it restart term lists", async () => {
+    const { f, search } = await setup();
+    const app = f.app();
+    const early = f.chat(app, "Early");
+    const placeholder = f.message(early, "assistant", "");
+    for (let i = 0; i < 30; i++) f.message(f.chat(app, `Chat ${i}`), "user", `kestrel note ${i}`);
+    await drain(search);
+    await search.indexer.stop();
+    f.db.prepare("UPDATE recall_meta SET value = '0' WHERE key = 'projection_version'").run();
+    search.indexer.start();
+    const rebuilt = search.indexer.drain(); // its one batch runs now, then it yields to the host
+    f.message(f.chat(app, "Later"), "user", "written while the rebuild ends");
+    await rebuilt;
+    expect(search.indexer.figures().rebuilding).toBe(true); // the host's message is still queued
+    await drain(search);
+    expect(search.indexer.figures().rebuilding).toBe(false);
+    await withTermStatisticsPlans(async () => {
+      expect(await found(search, app, "kestrel")).not.toContain(early); // the word's lists are built now
+      f.db
+        .prepare("UPDATE messages SET content = 'kestrel kestrel kestrel kestrel' WHERE id = ?")
+        .run(placeholder);
+      await drain(search);
+      expect((await found(search, app, "kestrel"))[0]).toBe(early);
+    });
+  });
+
+  it("search_chats reads one snapshot: a document another connection deletes mid-search is not lost", async () => {
+    const { f, search } = await setup();
+    const app = f.app();
+    for (let i = 0; i < 5; i++) f.message(f.chat(app, `Chat ${i}`), "user", `kestrel note ${i}`);
+    await drain(search);
+    const before = await found(search, app, "kestrel");
+    const other = new Database(f.file);
+    let deleted = 0;
+    plannerTuning.observe = (result) => {
+      if (deleted++ > 0) return; // between ranking and reading the rows: another process deletes the best
+      other.prepare("DELETE FROM recall_documents WHERE id = ?").run(result.rows[0]!.id);
+    };
+    try {
+      expect(await found(search, app, "kestrel")).toEqual(before);
+      expect(deleted).toBeGreaterThan(0);
+    } finally {
+      delete plannerTuning.observe;
+      other.close();
+    }
   });
 
   it("de-duplicates repeated updates of a streaming message in the dirty queue", async () => {

@@ -130,9 +130,10 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
         if (result.indexed + result.removed > 0) await merge();
         if (!result.more) break;
       }
-      // Term statistics a search built meanwhile saw documents still being rewritten.
-      if (figures.rebuilding) finishChatRebuild(db);
-      figures.rebuilding = false;
+      // Term statistics a search built meanwhile saw documents still being rewritten. A rebuild
+      // the host wrote into after the last batch stays one until a drain ends it: meanwhile the
+      // batches leave term statistics alone (chat-queue.ts).
+      if (figures.rebuilding) figures.rebuilding = !finishChatRebuild(db);
       figures.lastDrainMs = performance.now() - started;
     } finally {
       figures.running = false;

@@ -183,13 +183,16 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
 
 /**
  * A rebuild's documents are all rewritten: term statistics built meanwhile are dropped once more
- * (store/rewrites.ts), and the rebuild is over.
+ * (store/rewrites.ts), and the rebuild is over — true — unless work came in meanwhile.
  */
-export function finishChatRebuild(db: Db): void {
-  db.transaction(() => {
+export function finishChatRebuild(db: Db): boolean {
+  return db.transaction(() => {
     noteDocumentsRewritten(db);
-    // Only a drained queue ends it (another host process may have begun a rebuild meanwhile).
-    if (backlogSize(db) === 0) deleteMeta(db, REBUILD_PENDING);
+    // Only a drained queue ends it (the host wrote meanwhile, or another host process began a
+    // rebuild); the next drain tries again.
+    if (backlogSize(db) > 0) return false;
+    deleteMeta(db, REBUILD_PENDING);
+    return true;
   })();
 }
 
