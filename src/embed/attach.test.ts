@@ -153,30 +153,34 @@ describe("embedded chat index", () => {
     });
   });
 
-  it("a message first indexed after newer ones is found by a common word through lists built before", async () => {
-    const { f, search } = await setup();
+  /** An empty reply (nothing to index yet: no document) in one chat, and 30 chats saying "kestrel". */
+  const replyAmongKestrels = async () => {
+    const env = await setup();
+    const { f, search } = env;
     const app = f.app();
     const early = f.chat(app, "Early");
-    const placeholder = f.message(early, "assistant", ""); // nothing to index yet: no document
+    const reply = f.message(early, "assistant", "");
     for (let i = 0; i < 30; i++) f.message(f.chat(app, `Chat ${i}`), "user", `kestrel note ${i}`);
     await drain(search);
-    await withTermStatisticsPlans(async () => {
-      expect(await found(search, app, "kestrel")).not.toContain(early); // the word's lists are built now
-      f.db
-        .prepare("UPDATE messages SET content = 'kestrel kestrel kestrel kestrel' WHERE id = ?")
-        .run(placeholder);
-      await drain(search);
-      expect((await found(search, app, "kestrel"))[0]).toBe(early);
-    });
+    /** The word's lists are built, then the reply gets the word: it must come first. */
+    const replyFoundFirst = () =>
+      withTermStatisticsPlans(async () => {
+        expect(await found(search, app, "kestrel")).not.toContain(early);
+        f.db
+          .prepare("UPDATE messages SET content = 'kestrel kestrel kestrel kestrel' WHERE id = ?")
+          .run(reply);
+        await drain(search);
+        expect((await found(search, app, "kestrel"))[0]).toBe(early);
+      });
+    return { ...env, app, replyFoundFirst };
+  };
+
+  it("a message first indexed after newer ones is found by a common word through lists built before", async () => {
+    await (await replyAmongKestrels()).replyFoundFirst();
   });
 
   it("a rebuild the host wrote into after its last batch ends with a later drain, and edits after it restart term lists", async () => {
-    const { f, search } = await setup();
-    const app = f.app();
-    const early = f.chat(app, "Early");
-    const placeholder = f.message(early, "assistant", "");
-    for (let i = 0; i < 30; i++) f.message(f.chat(app, `Chat ${i}`), "user", `kestrel note ${i}`);
-    await drain(search);
+    const { f, search, app, replyFoundFirst } = await replyAmongKestrels();
     await search.indexer.stop();
     f.db.prepare("UPDATE recall_meta SET value = '0' WHERE key = 'projection_version'").run();
     search.indexer.start();
@@ -186,14 +190,7 @@ describe("embedded chat index", () => {
     expect(search.indexer.figures().rebuilding).toBe(true); // the host's message is still queued
     await drain(search);
     expect(search.indexer.figures().rebuilding).toBe(false);
-    await withTermStatisticsPlans(async () => {
-      expect(await found(search, app, "kestrel")).not.toContain(early); // the word's lists are built now
-      f.db
-        .prepare("UPDATE messages SET content = 'kestrel kestrel kestrel kestrel' WHERE id = ?")
-        .run(placeholder);
-      await drain(search);
-      expect((await found(search, app, "kestrel"))[0]).toBe(early);
-    });
+    await replyFoundFirst();
   });
 
   it("search_chats reads one snapshot: a document another connection deletes mid-search is not lost", async () => {
