@@ -8,8 +8,9 @@ import { storedTermRows, writeTermStats } from "../store/term-stats.js";
 /**
  * The broker's idle job that keeps common terms' statistics in the index (schema v3), so a fresh
  * `recall search` or `recall mcp` starts warm. It plans once per CARRY_GROWTH of index growth
- * (rows added, or given new rowids) and again after a rebuild: the common terms of an even sample whose stored statistics are
- * missing or too old; then each step computes and writes one of them (one FTS5 pass over that term).
+ * (rows added, or given new rowids) and again after a rebuild: the common terms of an even
+ * sample whose stored statistics are missing or too old; then each step computes and writes one
+ * of them (one FTS5 pass over that term).
  */
 export interface TermStatsJob {
   /** Does one term's work; false when there is nothing to do. */

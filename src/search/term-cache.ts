@@ -18,8 +18,9 @@ import { ftsTerm } from "./stem.js";
  * catch up by counting only the rows above it (a rowid-range read); lists stay as they were and
  * the planner scores the rows above their `through` itself (planner.ts). For this, history.db
  * never reuses a rowid (schema v8), and a document whose text changes takes a new one
- * (indexer/ingest.ts renewText): it is scored as a new row. The cache starts over when the index shrinks or has grown by more than CARRY_GROWTH
- * since it started, or documents were rewritten in place (a rebuild, an embedded chat's edited
+ * (indexer/ingest.ts renewText): it is scored as a new row. The cache starts over when the
+ * index shrinks or has grown by more than CARRY_GROWTH since it started (rows added, or given
+ * new rowids), or documents were rewritten in place (a rebuild, an embedded chat's edited
  * message or title: store/rewrites.ts), so what it carries is never far from what a rebuild
  * would give; results that used carried knowledge are flagged inexact.
  */
@@ -275,8 +276,7 @@ export function buildImpactList(
 /**
  * Statistics the broker persisted for the term (store/term-stats.ts), when they describe this
  * index closely enough to carry: built at most CARRY_GROWTH rows (and rowids) ago and not past
- * its top. Using
- * them makes the cache's answers inexact, as carried knowledge does.
+ * its top. Using them makes the cache's answers inexact, as carried knowledge does.
  */
 function usableStored(db: Db, cache: TermCache, term: string): StoredTermStats | undefined {
   const seen = cache.stored.get(term);

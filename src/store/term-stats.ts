@@ -75,13 +75,13 @@ export function clearTermStats(db: Db): void {
   if (hasTable(db)) statement(db, "DELETE FROM recall_term_stats").run();
 }
 
-/** Rows in the index when each stored term was built. */
 /** When a term's stored statistics were built: the index's rows then, and its highest rowid. */
 export interface StoredTermMark {
   builtRows: number;
   through: number;
 }
 
+/** When each stored term was built. */
 export function storedTermRows(db: Db): Map<string, StoredTermMark> {
   if (!hasTable(db)) return new Map();
   const rows = statement(
