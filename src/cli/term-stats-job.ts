@@ -1,9 +1,10 @@
-import { CARRY_GROWTH, topRowid } from "../search/term-cache.js";
+import { CARRY_GROWTH } from "../search/term-cache.js";
 import { commonTerms, computeTermStats } from "../search/term-stats.js";
 import { ftsTotals } from "../search/fts-index.js";
 import type { Db } from "../store/open.js";
 import { readRewrites } from "../store/rewrites.js";
 import { storedTermRows, writeTermStats } from "../store/term-stats.js";
+import { topRowid } from "../store/top-rowid.js";
 
 /**
  * The broker's idle job that keeps common terms' statistics in the index (schema v3), so a fresh

@@ -3,7 +3,8 @@ import { projectChatMessage, PROJECTION_VERSION } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { deleteMeta, getMeta, setMeta } from "../store/meta.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
-import { pluckedStatement, statement } from "../store/statements.js";
+import { statement } from "../store/statements.js";
+import { topRowid } from "../store/top-rowid.js";
 import { messagesByIds, sizesOf, type DyadMessageRow } from "../sources/dyad/tables.js";
 
 /** Bounds on one drain batch: rows and bytes of message content. */
@@ -146,7 +147,7 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
       let removed = 0;
       const deferred: FtsText[] = [];
       let rewritten = false;
-      const top = (pluckedStatement(db, "SELECT max(id) FROM recall_documents").get() as number | null) ?? 0;
+      const top = topRowid(db);
       for (const row of rows) {
         const written = writeMessage(db, row, existing.get(row.id), deferred);
         if (written === "removed") removed++;

@@ -1,7 +1,8 @@
 import type { Db } from "../store/open.js";
-import { pluckedStatement, statement } from "../store/statements.js";
+import { statement } from "../store/statements.js";
 import { readRewrites } from "../store/rewrites.js";
 import { readTermStats, type StoredTermStats } from "../store/term-stats.js";
+import { topRowid } from "../store/top-rowid.js";
 import { bm25Idf } from "./bm25.js";
 import { ftsTotals, type FtsTotals } from "./fts-index.js";
 import { bm25Call, HISTORY_WEIGHTS, sameWeights, type ColumnWeights } from "./weights.js";
@@ -79,10 +80,6 @@ export interface TermCache {
 }
 
 const caches = new WeakMap<Db, TermCache>();
-
-/** The highest document rowid now (0 when there is none). */
-export const topRowid = (db: Db): number =>
-  (pluckedStatement(db, "SELECT max(id) FROM recall_documents").get() as number | null) ?? 0;
 
 /**
  * The cache for the index as it is now (one small read decides): the same knowledge when nothing
