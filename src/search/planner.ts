@@ -1,5 +1,6 @@
 import type { Db } from "../store/open.js";
 import { pluckedStatement, statement } from "../store/statements.js";
+import { BestFirst } from "./best-first.js";
 import { bm25Idf, bm25Score, countTerms } from "./bm25.js";
 import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
@@ -363,47 +364,6 @@ export const COST = { idf: 0.05, ftsRow: 0.6, jsRow: 6, prefixRow: 4 } as const;
 const PREFIX_WEIGHT = COST.prefixRow / (COST.idf + COST.ftsRow);
 const isPrefix = (term: string) => term.endsWith("*");
 
-/**
- * The `count` slots with the largest `key` (ties broken by slot), best first: a selection of the
- * threshold key, then a sort of what passes it, instead of sorting every slot.
- */
-function bestFirst(slots: readonly number[], key: Float64Array, count: number): Int32Array {
-  let chosen = slots;
-  if (slots.length > count) {
-    const keys = Float64Array.from(slots, (s) => key[s]!);
-    const threshold = kthLargest(keys, count);
-    chosen = slots.filter((s) => key[s]! >= threshold);
-  }
-  return Int32Array.from(chosen).sort((a, b) => key[b]! - key[a]! || a - b);
-}
-
-/** The k-th largest value (1-based) of `values` (reordered in place): quickselect. */
-function kthLargest(values: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = values.length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >>> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        const t = values[i]!;
-        values[i] = values[j]!;
-        values[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  return values[target]!;
-}
-
 /** Rows added since a list was built that a query scores itself rather than rebuild the list. */
 export const FRESH_MAX_ROWS = 1024;
 
@@ -434,10 +394,10 @@ function listsWithFresh(
   return { lists, fresh: [] };
 }
 
-/** A list's ids in ascending order, with each one's position in the list. */
+/** A list's ids in ascending order, with each one's impact. */
 interface SortedView {
   ids: Float64Array;
-  at: Int32Array;
+  impacts: Float64Array;
 }
 
 /** Lists are cached and reused by many queries: each one's sorted view is built once. */
@@ -450,8 +410,12 @@ function sortedView(list: ImpactList): SortedView {
     for (let i = 0; i < at.length; i++) at[i] = i;
     at.sort((a, b) => list.ids[a]! - list.ids[b]!);
     const ids = new Float64Array(at.length);
-    for (let i = 0; i < at.length; i++) ids[i] = list.ids[at[i]!]!;
-    view = { ids, at };
+    const impacts = new Float64Array(at.length);
+    for (let i = 0; i < at.length; i++) {
+      ids[i] = list.ids[at[i]!]!;
+      impacts[i] = list.impacts[at[i]!]!;
+    }
+    view = { ids, impacts };
     sortedViews.set(list, view);
   }
   return view;
@@ -476,63 +440,59 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   // τ: rows in no list. With AND, a complete list means such rows lack that term altogether.
   const tau = all && lists.some((l) => l.complete) ? -Infinity : floor.reduce((a, b) => a + b, 0);
 
-  // Every row of some list, with its known impacts (typed arrays: lists hold thousands of rows),
-  // in id order: a merge of the lists' id-sorted views, which a hash map of ids cost 3–4 ms a
-  // query over five lists of 4,096 rows.
-  const views = lists.map(sortedView);
-  const width = lists.reduce((a, l) => a + l.ids.length, 0);
-  const known = new Float64Array(width * n).fill(-1);
-  const slotIds: number[] = [];
-  const pos = new Int32Array(n);
-  for (;;) {
-    let id = Infinity;
-    for (let t = 0; t < n; t++) {
-      const v = views[t]!;
-      if (pos[t]! < v.ids.length && v.ids[pos[t]!]! < id) id = v.ids[pos[t]!]!;
-    }
-    if (id === Infinity) break;
-    const slot = slotIds.length;
-    slotIds.push(id);
-    for (let t = 0; t < n; t++) {
-      const v = views[t]!;
-      const p = pos[t]!;
-      if (p < v.ids.length && v.ids[p] === id) {
-        known[slot * n + t] = lists[t]!.impacts[v.at[p]!]! * scale[t]!;
-        pos[t] = p + 1;
-      }
-    }
-  }
   // Rows are read best-guess first (known impacts plus each missing term's floor weighted by the
   // share of rows holding the term); the stopping test uses the exact upper bounds.
   const share = request.terms.map((t) =>
     Math.min(1, documentFrequency(db, cache, t) / Math.max(1, cache.totals.rows)),
   );
-  const slots = slotIds.length;
+  // With AND, a row missing from a complete list lacks that term: it cannot match.
+  const excludes = lists.map((l) => all && l.complete);
   const freshIds = new Set(fresh);
-  const bound = new Float64Array(slots);
-  const guess = new Float64Array(slots);
+
+  // Every row of some list, with the bound and guess of its known impacts, in id order: one merge
+  // of the lists' id-sorted views (typed arrays: lists hold thousands of rows). A hash map of ids
+  // cost 3–4 ms a query over five lists of 4,096 rows.
+  const views = lists.map(sortedView);
+  const width = lists.reduce((a, l) => a + l.ids.length, 0);
+  const slotIds = new Float64Array(width);
+  const bound = new Float64Array(width);
+  const guess = new Float64Array(width);
   const usable: number[] = [];
-  for (let slot = 0; slot < slots; slot++) {
+  const pos = new Int32Array(n);
+  let slots = 0;
+  for (;;) {
+    let id = Infinity;
+    for (let t = 0; t < n; t++) {
+      const ids = views[t]!.ids;
+      const p = pos[t]!;
+      if (p < ids.length && ids[p]! < id) id = ids[p]!;
+    }
+    if (id === Infinity) break;
     let b = 0;
     let g = 0;
     let possible = true;
     for (let t = 0; t < n; t++) {
-      const k = known[slot * n + t]!;
-      if (k >= 0) {
+      const v = views[t]!;
+      const p = pos[t]!;
+      if (p < v.ids.length && v.ids[p] === id) {
+        const k = v.impacts[p]! * scale[t]!;
         b += k;
         g += k;
-      } else if (all && lists[t]!.complete) possible = false;
+        pos[t] = p + 1;
+      } else if (excludes[t]) possible = false;
       else {
         b += floor[t]!;
         g += floor[t]! * share[t]!;
       }
     }
+    const slot = slots++;
+    slotIds[slot] = id;
     bound[slot] = b;
     guess[slot] = g;
-    if (possible && !freshIds.has(slotIds[slot]!)) usable.push(slot);
+    if (possible && (freshIds.size === 0 || !freshIds.has(id))) usable.push(slot);
   }
   const budget = plannerTuning.maxScored ?? IMPACT_MAX_SCORED;
-  const candidates = bestFirst(usable, guess, budget);
+  const candidates = new BestFirst(usable, guess);
   const done = new Uint8Array(slots);
   const maxRemainingBound = () => {
     let max = -Infinity;
@@ -550,12 +510,8 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   const head = Math.min(request.limit, STABLE_HEAD);
   let headKey = "";
   let stable = 0;
-  for (
-    let at = 0, size = FIRST_IMPACT_BATCH;
-    at < candidates.length;
-    at += size, size = Math.min(IMPACT_BATCH, size * 2)
-  ) {
-    const slice = Array.from(candidates.subarray(at, at + size));
+  for (let size = FIRST_IMPACT_BATCH; candidates.remaining > 0; size = Math.min(IMPACT_BATCH, size * 2)) {
+    const slice = candidates.take(Math.min(size, budget - scored));
     for (const slot of slice) done[slot] = 1;
     scored += slice.length;
     found.push(
