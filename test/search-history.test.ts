@@ -549,7 +549,8 @@ describe("recall search (CLI) over the same index", () => {
     expect(human.stdout).toContain(`transcript:claude:${S1}:a1`);
     expect(human.stdout).toContain("«flamingo»");
     const bad = runCli(["search", "flamingo", "--since", "2026-01-01"], env);
-    expect(bad.status).toBe(3);
-    expect(bad.stderr).toMatch(/filters\.since/);
+    // A flag's mistake is a usage error naming the flag, not the tool's field.
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe("recall: --since: must be epoch milliseconds or ISO 8601 with a timezone\n");
   });
 });

@@ -441,10 +441,13 @@ describe("recall index / forget / export", () => {
     const mixed = run("conversation", hit.id, "--after", page.next, "--before", page.prev);
     expect(mixed.status).toBe(2);
     expect(mixed.stderr).toBe("recall: --after, --before: use only one of them\n");
-    // As get_conversation's own `after`: the tool's Validation error (exit 3).
+    // get_conversation's own check of the cursor, named as the flag (a usage error).
     const badCursor = run("conversation", hit.id, "--before", "nope");
-    expect(badCursor.status).toBe(3);
-    expect(badCursor.stderr).toMatch(/^recall: .*before: not a cursor returned by get_conversation\n$/);
+    expect(badCursor.status).toBe(2);
+    expect(badCursor.stderr).toMatch(/^recall: --before: not a cursor returned by get_conversation\n$/);
+    const badLimit = run("conversation", hit.id, "--limit", "0");
+    expect(badLimit.status).toBe(2);
+    expect(badLimit.stderr).toMatch(/^recall: --limit: .*\n$/);
     const badHit = run("conversation", `claude:${session}`, "--around", "pelican");
     expect(badHit.status).toBe(2);
     expect(badHit.stderr.split("\n")).toHaveLength(2);

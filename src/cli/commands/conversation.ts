@@ -19,6 +19,7 @@ import {
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { isoInstant } from "../../core/instant.js";
+import { namingFlags } from "../flag-errors.js";
 
 interface ConversationFlags {
   after?: string;
@@ -35,6 +36,15 @@ interface ConversationFlags {
  * --json prints get_conversation's output, with `prev` (and `focus`) when the page was opened
  * around a hit or before a cursor.
  */
+/** get_conversation's input fields as this command's flags name them. */
+const CONVERSATION_FLAG_NAMES = {
+  id: "<id>",
+  after: "--after",
+  before: "--before",
+  around: "--around",
+  limit: "--limit",
+};
+
 export const conversationCommand: CommandModule = {
   register(program: Command, ctx) {
     program
@@ -51,59 +61,62 @@ export const conversationCommand: CommandModule = {
       )
       .option("--limit <n>", "records per page, 1..100, default 20")
       .option("--json", "print the page as get_conversation's JSON")
-      .action(async (id: string, flags: ConversationFlags) => {
-        if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) {
-          throw new RecallError("Usage", `--limit must be a whole number, not "${flags.limit}"`);
-        }
-        const given = (["after", "before", "around"] as const).filter((k) => flags[k] !== undefined);
-        if (given.length > 1) {
-          throw new RecallError("Usage", `${given.map((k) => `--${k}`).join(", ")}: use only one of them`);
-        }
-        if (flags.around !== undefined && !isWellFormedHitId(flags.around)) {
-          throw new RecallError("Usage", `--around: not a hit id (<kind>:<source id>): "${flags.around}"`);
-        }
-        const args = parseInput(GetConversationInput, {
-          id,
-          after: flags.after,
-          limit: flags.limit === undefined ? undefined : Number(flags.limit),
-        });
-        const store = await openHistoryStore({
-          home: ctx().home,
-          projectionVersion: PROJECTION_VERSION,
-          readonly: true,
-        });
-        try {
-          const started = performance.now();
-          const around =
-            flags.around ??
-            (given.length === 0 && !conversationById(store.db, args.id) ? args.id : undefined);
-          const page: GetConversationOutput & Partial<ConversationWindow> =
-            flags.before !== undefined
-              ? readWindowBefore(store.db, { ...args, before: flags.before })
-              : around !== undefined
-                ? readWindowAround(store.db, { ...args, around })
-                : readConversationPage(store.db, args);
-          auditCall(
-            ctx().home,
-            "cli",
-            "get_conversation",
-            performance.now() - started,
-            JSON.stringify(page),
-            args,
-          );
-          if (flags.json) return printJson(page);
-          if (page.prev) process.stdout.write(`earlier: recall conversation ${id} --before ${page.prev}\n\n`);
-          for (const record of page.records) {
-            const when = (isoInstant(record.at) ?? "?").replace("T", " ").slice(0, 19);
-            const hit = record.id === page.focus ? "  ← the hit" : "";
-            process.stdout.write(
-              `[${when}] ${record.role}${record.truncated ? " (truncated)" : ""}${hit}\n${record.text}\n\n`,
-            );
+      .action(
+        namingFlags(CONVERSATION_FLAG_NAMES, async (id: string, flags: ConversationFlags) => {
+          if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) {
+            throw new RecallError("Usage", `--limit must be a whole number, not "${flags.limit}"`);
           }
-          if (page.next) process.stdout.write(`more: recall conversation ${id} --after ${page.next}\n`);
-        } finally {
-          store.close();
-        }
-      });
+          const given = (["after", "before", "around"] as const).filter((k) => flags[k] !== undefined);
+          if (given.length > 1) {
+            throw new RecallError("Usage", `${given.map((k) => `--${k}`).join(", ")}: use only one of them`);
+          }
+          if (flags.around !== undefined && !isWellFormedHitId(flags.around)) {
+            throw new RecallError("Usage", `--around: not a hit id (<kind>:<source id>): "${flags.around}"`);
+          }
+          const args = parseInput(GetConversationInput, {
+            id,
+            after: flags.after,
+            limit: flags.limit === undefined ? undefined : Number(flags.limit),
+          });
+          const store = await openHistoryStore({
+            home: ctx().home,
+            projectionVersion: PROJECTION_VERSION,
+            readonly: true,
+          });
+          try {
+            const started = performance.now();
+            const around =
+              flags.around ??
+              (given.length === 0 && !conversationById(store.db, args.id) ? args.id : undefined);
+            const page: GetConversationOutput & Partial<ConversationWindow> =
+              flags.before !== undefined
+                ? readWindowBefore(store.db, { ...args, before: flags.before })
+                : around !== undefined
+                  ? readWindowAround(store.db, { ...args, around })
+                  : readConversationPage(store.db, args);
+            auditCall(
+              ctx().home,
+              "cli",
+              "get_conversation",
+              performance.now() - started,
+              JSON.stringify(page),
+              args,
+            );
+            if (flags.json) return printJson(page);
+            if (page.prev)
+              process.stdout.write(`earlier: recall conversation ${id} --before ${page.prev}\n\n`);
+            for (const record of page.records) {
+              const when = (isoInstant(record.at) ?? "?").replace("T", " ").slice(0, 19);
+              const hit = record.id === page.focus ? "  ← the hit" : "";
+              process.stdout.write(
+                `[${when}] ${record.role}${record.truncated ? " (truncated)" : ""}${hit}\n${record.text}\n\n`,
+              );
+            }
+            if (page.next) process.stdout.write(`more: recall conversation ${id} --after ${page.next}\n`);
+          } finally {
+            store.close();
+          }
+        }),
+      );
   },
 };

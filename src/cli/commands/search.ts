@@ -14,6 +14,7 @@ import { createAnswerer } from "../../answer/index.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { highlight } from "../highlight.js";
+import { namingFlags } from "../flag-errors.js";
 import { isoInstant } from "../../core/instant.js";
 
 interface SearchFlags {
@@ -68,6 +69,18 @@ export function coverageNote(coverage: CoverageEntry[]): string | null {
   return `note: ${parts.join(", ")}${hint}`;
 }
 
+/** search_history's input fields as this command's flags name them. */
+const SEARCH_FLAG_NAMES = {
+  query: "<query>",
+  limit: "--limit",
+  ...Object.fromEntries(
+    (["project", "session", "job", "agent", "kind", "since", "until"] as const).map((k) => [
+      `filters.${k}`,
+      `--${k}`,
+    ]),
+  ),
+};
+
 export const searchCommand: CommandModule = {
   register(program: Command, ctx) {
     program
@@ -87,51 +100,59 @@ export const searchCommand: CommandModule = {
         "also ask one cheap model CLI for an answer citing the top hits (see README: Answers)",
       )
       .option("--json", "print the tool's JSON")
-      .action(async (words: string[], flags: SearchFlags) => {
-        // A blank value would filter on nothing and find nothing: the flag's mistake, named.
-        for (const k of ["project", "session", "job"] as const) {
-          if (flags[k] !== undefined && flags[k].trim() === "")
-            throw new RecallError("Usage", `--${k} must not be empty`);
-        }
-        const filters = Object.fromEntries(
-          (["project", "session", "job", "agent", "kind", "since", "until"] as const)
-            .filter((k) => flags[k] !== undefined)
-            .map((k) => [k, flags[k]]),
-        );
-        // A folder on the command line means what it means in the shell: relative to here.
-        if (flags.project?.trim()) filters["project"] = canonicalProjectArg(flags.project.trim());
-        const input = parseInput(SearchHistoryInput, {
-          query: words.join(" "),
-          filters: Object.keys(filters).length ? filters : undefined,
-          limit: parseLimit(flags.limit),
-          answer: flags.answer === true,
-        });
-        const store = await openHistoryStore({
-          home: ctx().home,
-          projectionVersion: PROJECTION_VERSION,
-          readonly: true,
-        });
-        try {
-          const started = performance.now();
-          const result = await runSearchHistoryAnswered(
-            store.db,
-            store.engine,
-            input,
-            ctx().env.RECALL_SESSION_ID || undefined,
-            createAnswerer({ env: ctx().env, config: () => ctx().config().historyAnswer }),
+      .action(
+        namingFlags(SEARCH_FLAG_NAMES, async (words: string[], flags: SearchFlags) => {
+          // A blank value would filter on nothing and find nothing: the flag's mistake, named.
+          for (const k of ["project", "session", "job"] as const) {
+            if (flags[k] !== undefined && flags[k].trim() === "")
+              throw new RecallError("Usage", `--${k} must not be empty`);
+          }
+          const filters = Object.fromEntries(
+            (["project", "session", "job", "agent", "kind", "since", "until"] as const)
+              .filter((k) => flags[k] !== undefined)
+              .map((k) => [k, flags[k]]),
           );
-          auditCall(ctx().home, "cli", "search_history", performance.now() - started, JSON.stringify(result));
-          if (flags.json) return printJson(result);
-          const tokens = queryTokens(input.query);
-          const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
-          if (result.answer) process.stdout.write(formatAnswer(result.answer));
-          if (result.hits.length === 0) process.stdout.write("no hits\n");
-          for (const hit of result.hits) process.stdout.write(formatHit(hit, tokens, color));
-          const note = coverageNote(result.coverage);
-          if (note) process.stdout.write(`${note}\n`);
-        } finally {
-          store.close();
-        }
-      });
+          // A folder on the command line means what it means in the shell: relative to here.
+          if (flags.project?.trim()) filters["project"] = canonicalProjectArg(flags.project.trim());
+          const input = parseInput(SearchHistoryInput, {
+            query: words.join(" "),
+            filters: Object.keys(filters).length ? filters : undefined,
+            limit: parseLimit(flags.limit),
+            answer: flags.answer === true,
+          });
+          const store = await openHistoryStore({
+            home: ctx().home,
+            projectionVersion: PROJECTION_VERSION,
+            readonly: true,
+          });
+          try {
+            const started = performance.now();
+            const result = await runSearchHistoryAnswered(
+              store.db,
+              store.engine,
+              input,
+              ctx().env.RECALL_SESSION_ID || undefined,
+              createAnswerer({ env: ctx().env, config: () => ctx().config().historyAnswer }),
+            );
+            auditCall(
+              ctx().home,
+              "cli",
+              "search_history",
+              performance.now() - started,
+              JSON.stringify(result),
+            );
+            if (flags.json) return printJson(result);
+            const tokens = queryTokens(input.query);
+            const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+            if (result.answer) process.stdout.write(formatAnswer(result.answer));
+            if (result.hits.length === 0) process.stdout.write("no hits\n");
+            for (const hit of result.hits) process.stdout.write(formatHit(hit, tokens, color));
+            const note = coverageNote(result.coverage);
+            if (note) process.stdout.write(`${note}\n`);
+          } finally {
+            store.close();
+          }
+        }),
+      );
   },
 };
