@@ -7,6 +7,7 @@ import { generateDemoCorpus, isManifestOf, MANIFEST_FILE, type DemoManifest } fr
 import { makeRecallHome } from "../../store/private-files.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
+import { readSnapshot } from "../../store/snapshot.js";
 import { queryTokens } from "../../search/query.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
@@ -123,7 +124,8 @@ export const startCommand: CommandModule = {
             if (!isRecallError(error) || error.kind !== "SchemaTooNew") throw error;
             process.stderr.write(`recall: ${error.message}\n\n`);
           }
-          const found = searchHistory(store.db, store.engine, sample, {}, 5);
+          // One snapshot, as every tool search reads (a running broker may be writing).
+          const found = readSnapshot(store.db, () => searchHistory(store.db, store.engine, sample, {}, 5));
           process.stdout.write(`Sample search: recall search "${sample}"\n\n`);
           if (found.hits.length === 0) process.stdout.write("no hits\n");
           const tokens = queryTokens(sample);
