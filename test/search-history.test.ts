@@ -7,6 +7,8 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RecallError } from "../src/core/errors.js";
+import { RELAXED_MAX_SCORED } from "../src/search/history.js";
+import { plannerTuning } from "../src/search/planner.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { writeCoverage } from "../src/store/coverage-row.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";
@@ -248,6 +250,20 @@ describe("search_history input (fts5)", () => {
     expect(out.hits[0]!.relaxed).toBeUndefined();
     expect(out.hits.slice(1).every((x) => x.relaxed === true)).toBe(true);
     expect(new Set(out.hits.map((x) => x.id)).size).toBe(out.hits.length);
+  });
+
+  it("gives the relaxed pass the smaller scoring budget, and the strict pass the planner's own", async () => {
+    const seen: [string, number | undefined][] = [];
+    plannerTuning.observe = (_result, request) => seen.push([request.match, request.maxScored]);
+    try {
+      await h.call({ query: "flamingo budget", limit: 5 });
+    } finally {
+      delete plannerTuning.observe;
+    }
+    expect(seen).toEqual([
+      ["all", undefined],
+      ["any", RELAXED_MAX_SCORED],
+    ]);
   });
 
   it("combines filters (project, agent, kind, job, session, time)", async () => {

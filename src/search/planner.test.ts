@@ -199,6 +199,25 @@ describe("query planner", () => {
     expect(planned.rows[0]!.id).toBe(reference[0]!.id);
   });
 
+  it("scores at most the request's maxScored rows before it settles for an approximate answer", () => {
+    plannerTuning.exactMaxRows = 10;
+    plannerTuning.depth = 64;
+    const request: RankRequest = {
+      terms: ["the", "session", "index"],
+      match: "any",
+      where: [],
+      params: [],
+      limit: 10,
+      weights: HISTORY_WEIGHTS,
+    };
+    const full = rankDocuments(store.db, request);
+    const bounded = rankDocuments(store.db, { ...request, maxScored: 40 });
+    expect([full.plan, bounded.plan]).toEqual(["impact", "impact"]);
+    expect(full.scored).toBeGreaterThan(40);
+    expect(bounded.scored).toBeLessThanOrEqual(40);
+    expect(bounded.rows).toHaveLength(10);
+  });
+
   it("falls back to the reference when filters leave the impact lists short", () => {
     plannerTuning.exactMaxRows = 10;
     plannerTuning.depth = 16;

@@ -60,6 +60,8 @@ export interface RankRequest {
   params: readonly unknown[];
   limit: number;
   excludeIds?: readonly number[];
+  /** Rows the impact plan may score before it settles for an approximate answer (default IMPACT_MAX_SCORED). */
+  maxScored?: number;
   /** bm25's column weights: each tool ranks with its own (weights.ts). */
   weights: ColumnWeights;
 }
@@ -491,7 +493,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
     guess[slot] = g;
     if (possible && (freshIds.size === 0 || !freshIds.has(id))) usable.push(slot);
   }
-  const budget = plannerTuning.maxScored ?? IMPACT_MAX_SCORED;
+  const budget = plannerTuning.maxScored ?? request.maxScored ?? IMPACT_MAX_SCORED;
   const candidates = new BestFirst(usable, guess);
   const done = new Uint8Array(slots);
   const maxRemainingBound = () => {

@@ -27,6 +27,7 @@ export function searchFts5(db: Db, request: EngineSearch): RankedDocument[] {
     limit: request.limit,
     weights: HISTORY_WEIGHTS,
     ...(request.excludeIds ? { excludeIds: request.excludeIds } : {}),
+    ...(request.maxScored !== undefined ? { maxScored: request.maxScored } : {}),
   });
   if (ranked.rows.length === 0) return [];
   const ids = JSON.stringify(ranked.rows.map((r) => r.id));

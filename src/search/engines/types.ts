@@ -29,4 +29,6 @@ export interface EngineSearch {
   limit: number;
   /** Document ids already returned by a stricter pass. */
   excludeIds?: readonly number[];
+  /** Rows the impact plan may score before it settles for an approximate answer (planner.ts). */
+  maxScored?: number;
 }
