@@ -97,11 +97,11 @@ describe("recall CLI shell", () => {
     expectUsageError(["bridge"], /needs a verb: post, ask, answer, decide, run or bind/);
   });
 
-  it("validates search input with a message naming the field (exit 3)", () => {
+  it("validates search input with a usage error naming the flag (exit 2)", () => {
     const t = tempDir();
     const r = runCli(["search", "x", "--agent", "gpt"], { RECALL_HOME: t.dir });
-    expect(r.status).toBe(3);
-    expect(r.stderr.trim()).toMatch(/^recall: filters\.agent: /);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^recall: --agent: /);
     t.cleanup();
   });
 

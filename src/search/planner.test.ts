@@ -216,6 +216,41 @@ describe("query planner", () => {
     expect(full.scored).toBeGreaterThan(40);
     expect(bounded.scored).toBeLessThanOrEqual(40);
     expect(bounded.rows).toHaveLength(10);
+    // A budget that is no positive number scores nothing and falls back to the reference.
+    for (const maxScored of [0, -5, Number.NaN]) {
+      const none = rankDocuments(store.db, { ...request, maxScored });
+      expect([none.plan, none.scored]).toEqual(["fallback", 0]);
+      expect(none.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
+    }
+  });
+
+  it("scores rows added after some lists were built once, though newer lists hold them", () => {
+    plannerTuning.exactMaxRows = 10;
+    const request = (terms: string[]): RankRequest => ({
+      terms,
+      match: "any",
+      where: [],
+      params: [],
+      limit: 20,
+      weights: HISTORY_WEIGHTS,
+    });
+    rankDocuments(store.db, request(["quokka"])); // its list ends at the index as it is now
+    const insert = store.db
+      .prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at,
+      role, title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', 1, 'user', '', ?, 1)`);
+    const added = [0, 1, 2].map((i) =>
+      Number(insert.run(`new${i}`, `t:new${i}`, "quokka zephyr ".repeat(8)).lastInsertRowid),
+    );
+    try {
+      rankDocuments(store.db, request(["zephyr"])); // this one holds the new rows
+      const both = rankDocuments(store.db, request(["quokka", "zephyr"]));
+      expect(both.plan).toBe("impact");
+      const ids = both.rows.map((r) => r.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toEqual(expect.arrayContaining(added));
+    } finally {
+      store.db.prepare("DELETE FROM recall_documents WHERE source_key LIKE 'new%'").run();
+    }
   });
 
   it("falls back to the reference when filters leave the impact lists short", () => {

@@ -95,7 +95,7 @@ export const FILTERED_MAX_ROWS = 2_000;
 export const IMPACT_MAX_SCORED = 2_048;
 /**
  * Knobs for the benchmark and tests: `exact` forces the reference plan everywhere (the baseline
- * fast plans are compared with), `maxScored` overrides IMPACT_MAX_SCORED, `observe` sees every
+ * fast plans are compared with), `maxScored` overrides IMPACT_MAX_SCORED and a request's own, `observe` sees every
  * plan chosen (counts and flags only).
  */
 export const plannerTuning: {
@@ -512,7 +512,13 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   const head = Math.min(request.limit, STABLE_HEAD);
   let headKey = "";
   let stable = 0;
-  for (let size = FIRST_IMPACT_BATCH; candidates.remaining > 0; size = Math.min(IMPACT_BATCH, size * 2)) {
+  // The budget is a cap (ties at its edge are not scored past it); a budget that is not a
+  // positive number scores nothing, and the plan falls back.
+  for (
+    let size = FIRST_IMPACT_BATCH;
+    candidates.remaining > 0 && scored < budget;
+    size = Math.min(IMPACT_BATCH, size * 2)
+  ) {
     const slice = candidates.take(Math.min(size, budget - scored));
     for (const slot of slice) done[slot] = 1;
     scored += slice.length;
@@ -530,7 +536,6 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
     if (kth && -kth.score > margin(maxRemainingBound()) && -kth.score > margin(tau)) {
       return { rows: found, plan: "impact", exact: provable, scored };
     }
-    if (scored >= budget) break;
     // A head stable over small batches says little: only full batches count towards stopping.
     if (size < IMPACT_BATCH) continue;
     const key = found
