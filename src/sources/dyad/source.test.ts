@@ -13,6 +13,7 @@ import {
   dyadDatabases,
   DyadSource,
   indexedDyadDatabases,
+  MAX_CHATS_PER_TICK,
   RANGE_IDS,
   RECONCILE_INTERVAL_MS,
 } from "./source.js";
@@ -213,6 +214,32 @@ describe("Dyad source (standalone, read-only)", () => {
       .prepare("SELECT count(*) AS n FROM recall_documents WHERE body LIKE 'echidna note%'")
       .get() as { n: number };
     expect(left.n).toBe(RANGE_IDS * 5 - 100);
+  });
+
+  it("ends a backfill whose chat pass takes several ticks, beside a source that finished long before", async () => {
+    const s = await setup();
+    s.dyad.db.transaction(() => {
+      for (let i = 0; i < MAX_CHATS_PER_TICK + 50; i++)
+        s.dyad.message(s.dyad.chat(s.shop, `numbat chat ${i}`), "user", `numbat note ${i}`);
+    })();
+    const other = createDyadDb(s.t.dir, "other.db");
+    other.message(other.chat(other.app()), "user", "a small database");
+    const second = new DyadSource({ name: "dyad-other", file: other.file, appsDir: s.appsDir });
+    let groups = 0;
+    try {
+      const result = backfill(s.db, [source!, second], {
+        projectionVersion: PROJECTION_VERSION,
+        clock: { now: () => Date.UTC(2026, 5, 1) },
+        group: { records: 0, millis: 0 },
+        // Before the fix it never ended: a new chat pass started on the tick after each one ended.
+        shouldStop: () => ++groups > 2000,
+      });
+      expect(groups).toBeLessThan(200);
+      expect(result.records).toBe(3 + MAX_CHATS_PER_TICK + 50 + 1);
+    } finally {
+      second.close();
+      other.db.close();
+    }
   });
 
   it("binds the MCP server's project (git root of its cwd) to the app whose folder resolves to it", async () => {

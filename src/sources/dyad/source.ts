@@ -171,6 +171,8 @@ export class DyadSource implements Source {
   private chatPos = 0;
   private chatsDone = false;
   private passChanged = false;
+  /** The last complete pass found nothing to change. */
+  private lastPassClean = false;
   private passes = 0;
   private cleanSweeps = 0;
   private doneRows = 0;
@@ -283,12 +285,18 @@ export class DyadSource implements Source {
       if (this.passPos > this.passEnd && this.chatsDone) {
         this.passActive = false;
         this.passes += 1;
-        if (!this.passChanged) this.cleanSweeps += 1;
+        this.lastPassClean = !this.passChanged;
+        if (this.lastPassClean) this.cleanSweeps += 1;
       } else {
         busy = true;
       }
     }
-    batch.idle = !busy;
+    // A foreground backfill passes again right after each pass. Once one came out clean, the
+    // next is only a check, and the source is idle while it finds nothing, as a file source is
+    // between the stats of its polling sweep. Busy throughout, it was idle only on the tick a pass
+    // ended; with a pass over several ticks (over MAX_CHATS_PER_TICK chats) that tick never came
+    // together with the other sources' idle ticks, and the backfill never ended.
+    batch.idle = !busy || (budget.thorough === true && this.lastPassClean && !this.passChanged);
     batch.progress = this.progress(this.passActive ? this.passEnd - this.passPos + 1 : 0, true);
     return batch;
   }
