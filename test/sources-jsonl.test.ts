@@ -402,6 +402,9 @@ describe("incremental JSONL sources", () => {
       f1,
       claudeLine({ uuid: "s1b", session: SESSION, text: "more heron detail", at: BASE_TIME + 1 }),
     );
+    const title = (session: string, text: string) =>
+      `${JSON.stringify({ type: "custom-title", customTitle: text, sessionId: session })}\n`;
+    appendFileSync(f1, title(SESSION, "heron title secret"));
     writeFileSync(
       f2,
       claudeLine({ uuid: "s2a", session: SESSION2, text: "public heron note", at: BASE_TIME + 2 }),
@@ -410,10 +413,18 @@ describe("incremental JSONL sources", () => {
     const session3 = "7b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e";
     writeFileSync(
       claudeFile(h, session3),
-      claudeLine({ uuid: "s3a", session: session3, text: "other heron work", at: BASE_TIME + 3, cwd }),
+      claudeLine({ uuid: "s3a", session: session3, text: "other heron work", at: BASE_TIME + 3, cwd }) +
+        title(session3, "other project title"),
     );
     h.index();
     expect(h.search("heron")).toHaveLength(4);
+    const harness = h;
+    const aliases = (session: string) =>
+      harness.count(
+        "SELECT count(*) FROM recall_session_aliases WHERE session = ? AND alias <> session",
+        session,
+      );
+    expect([aliases(SESSION), aliases(session3)]).toEqual([1, 1]);
 
     const forgotAt = BASE_TIME + 10;
     const result = forget(h.store.db, { session: SESSION }, forgotAt);
@@ -445,6 +456,8 @@ describe("incremental JSONL sources", () => {
     expect(h.count("SELECT count(*) FROM recall_records WHERE conversation = ?", `claude:${SESSION}`)).toBe(
       0,
     );
+    // Its title neither: the rebuild re-read the title line.
+    expect(aliases(SESSION)).toBe(0);
     expect(
       h.count("SELECT count(*) FROM recall_raw_chunks WHERE conversation = ?", `claude:${SESSION}`),
     ).toBe(0);
@@ -471,6 +484,7 @@ describe("incremental JSONL sources", () => {
     expect(h.search("public heron")).toHaveLength(0);
     expect(h.search("other heron")).toHaveLength(0);
     expect(h.search("later heron")).toHaveLength(1);
+    expect(aliases(session3)).toBe(0);
   });
 
   it("loses and duplicates nothing while lines are appended during indexing, across restarts", async () => {

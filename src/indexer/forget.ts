@@ -208,8 +208,20 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
       result.tombstones = all.length + conversations.length;
       result.sessions = all;
     } else {
+      // Sessions left without a conversation go whole, titles too: their session tombstones also
+      // keep the titles out of a re-read (ingest.ts), which a project tombstone cannot name.
+      const gone = db
+        .prepare(
+          `SELECT value FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM recall_conversations c WHERE c.session = value)`,
+        )
+        .pluck()
+        .all(JSON.stringify(sessions)) as string[];
+      db.prepare(`DELETE FROM recall_session_aliases WHERE session IN (SELECT value FROM json_each(?))`).run(
+        JSON.stringify(gone),
+      );
+      for (const session of gone) statement(db, TOMBSTONE).run("session", session, null, null, now);
       statement(db, TOMBSTONE).run("project", scope.project, null, null, now);
-      result.tombstones = 1;
+      result.tombstones = 1 + gone.length;
     }
   })();
   return result;

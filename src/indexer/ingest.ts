@@ -269,7 +269,16 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     // Only FTS5's planner carries term statistics by rowid; the plain engine's folded copy
     // references its document's rowid, which therefore stays.
     const inPlace = (options.textInPlace ?? false) || !fts;
-    for (const ref of batch.conversations) refreshChat(db, ref, inPlace);
+    // A conversation a session or project forget named keeps no title: a re-read of its file
+    // gives the title again, with no time to tell whether it came after the forget.
+    const untitled = new Map<ConversationRef, ConversationRef>();
+    const shown = (ref: ConversationRef): ConversationRef => {
+      if (ref.title === null || tombstones.count === 0 || !tombstones.conversation(ref)) return ref;
+      let copy = untitled.get(ref);
+      if (!copy) untitled.set(ref, (copy = { ...ref, title: null }));
+      return copy;
+    };
+    for (const ref of batch.conversations) refreshChat(db, shown(ref), inPlace);
     const conversations = new Map<string, ConversationWrite>();
     const noteConversation = (ref: ConversationRef): ConversationWrite => {
       let write = conversations.get(ref.id);
@@ -288,10 +297,11 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       }
       return write;
     };
-    for (const ref of batch.conversations) noteConversation(ref);
+    for (const ref of batch.conversations) noteConversation(shown(ref));
 
     for (const record of batch.records) {
-      const write = noteConversation(record.conversation);
+      const conversation = shown(record.conversation);
+      const write = noteConversation(conversation);
       if (tombstones.record(record.conversation, record.at, record.participants)) {
         result.forgotten += 1;
         continue;
@@ -299,12 +309,13 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       write.keep = true;
       write.startedAt = write.startedAt === null ? record.at : Math.min(write.startedAt, record.at);
       write.updatedAt = write.updatedAt === null ? record.at : Math.max(write.updatedAt, record.at);
-      if (writeRecord(db, record, write, options.projectionVersion, inPlace, fts)) result.documents += 1;
+      const shownRecord = conversation === record.conversation ? record : { ...record, conversation };
+      if (writeRecord(db, shownRecord, write, options.projectionVersion, inPlace, fts)) result.documents += 1;
       result.records += 1;
     }
     // A record carries its conversation as of its emission, which may predate a title or model
     // the source learned later in the batch: the source's list, in learning order, has the last word.
-    for (const ref of batch.conversations) noteConversation(ref);
+    for (const ref of batch.conversations) noteConversation(shown(ref));
 
     for (const write of conversations.values()) {
       if (!write.keep) continue;
@@ -327,7 +338,9 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     }
 
     for (const alias of batch.aliases) {
-      if (alias.alias.length > 0 && alias.alias.length <= 500) {
+      // A forgotten session's title must not come back with a re-read of its file (an alias has
+      // no time to tell a title given after the forget; the session's id still finds it).
+      if (alias.alias.length > 0 && alias.alias.length <= 500 && !tombstones.session(alias.session)) {
         statement(db, INSERT_ALIAS).run(alias.alias, alias.session, alias.source);
       }
     }

@@ -22,6 +22,8 @@ export interface Tombstones {
   readonly count: number;
   /** A session or project tombstone names this conversation (its new records may still pass). */
   conversation(ref: ConversationRef): boolean;
+  /** A session tombstone names this session id. */
+  session(id: string): boolean;
   /** A record to drop: its conversation is forgotten up to its time, or so is one of its participants. */
   record(ref: ConversationRef, at: number, participants?: readonly string[]): boolean;
   chunk(chunk: RawChunk, known: Map<string, { ref: ConversationRef }>, db: Db): boolean;
@@ -60,6 +62,9 @@ export function loadTombstones(db: Db): Tombstones {
     count: all.length,
     conversation(ref) {
       return all.length > 0 && cutoff(ref) !== null;
+    },
+    session(id) {
+      return sessions.has(id);
     },
     record(ref, at, participants) {
       if (all.length === 0) return false;
