@@ -451,6 +451,10 @@ describe("recall index / forget / export", () => {
     const badHit = run("conversation", `claude:${session}`, "--around", "pelican");
     expect(badHit.status).toBe(2);
     expect(badHit.stderr.split("\n")).toHaveLength(2);
+    // Every record forgotten: the page says it is empty rather than print nothing.
+    expect(run("forget", "--since", "0", "--until", "4102444800000", "--yes").status).toBe(0);
+    const empty = run("conversation", `claude:${session}`);
+    expect([empty.status, empty.stdout]).toEqual([0, "no records on this page\n"]);
   });
 
   it("indexes a line dated past the year 9999 undated, and prints a stored time no Date can hold", () => {

@@ -112,6 +112,8 @@ export const conversationCommand: CommandModule = {
                 `[${when}] ${record.role}${record.truncated ? " (truncated)" : ""}${hit}\n${record.text}\n\n`,
               );
             }
+            // An empty page (past the end, or every record forgotten) says so rather than print nothing.
+            if (page.records.length === 0) process.stdout.write("no records on this page\n");
             if (page.next) process.stdout.write(`more: recall conversation ${id} --after ${page.next}\n`);
           } finally {
             store.close();
