@@ -300,6 +300,21 @@ const filesUnder = (dir: string): string[] =>
     .map((e) => e.name);
 
 describe("recall demo", () => {
+  it("suggests a search only when it planted a needle", () => {
+    const t = tempDir();
+    try {
+      const env = { RECALL_HOME: path.join(t.dir, "recall"), HOME: t.dir };
+      const none = runCli(["demo", "--out", path.join(t.dir, "none"), "--messages", "0"], env);
+      expect(none.status, none.stderr).toBe(0);
+      expect(none.stdout).toContain("no planted needles");
+      expect(none.stdout).not.toContain("recall search");
+      const some = runCli(["demo", "--out", path.join(t.dir, "some"), "--messages", "50"], env);
+      expect(some.stdout).toMatch(/planted needles, e\.g\. try: recall search "\S[^"]*"\n/);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it("runs again into a folder an interrupted demo left behind", async () => {
     const t = tempDir();
     try {

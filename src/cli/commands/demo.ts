@@ -125,7 +125,9 @@ export const demoCommand: CommandModule = {
         process.stdout.write(
           `demo corpus in ${root}\n` +
             `  claude ${c.claude.messages} messages, codex ${c.codex.messages}, opencode ${c.opencode.messages}, dyad ${c.dyad.messages}\n` +
-            `  ${manifest.needles.length} planted needles, e.g. try: recall search "${manifest.needles[0]?.query ?? ""}"\n`,
+            (manifest.needles[0]
+              ? `  ${manifest.needles.length} planted needles, e.g. try: recall search "${manifest.needles[0].query}"\n`
+              : "  no planted needles (too few messages)\n"),
         );
       });
   },
