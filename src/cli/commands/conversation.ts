@@ -29,13 +29,6 @@ interface ConversationFlags {
   json?: boolean;
 }
 
-/**
- * `recall conversation <id>`: one page of a retained conversation. A conversation id starts at
- * its beginning, as get_conversation does; a hit id opens the page around that hit, as the
- * dashboard does (tools/conversation-window.ts), since that is the record a search pointed at.
- * --json prints get_conversation's output, with `prev` (and `focus`) when the page was opened
- * around a hit or before a cursor.
- */
 /** get_conversation's input fields as this command's flags name them. */
 const CONVERSATION_FLAG_NAMES = {
   id: "<id>",
@@ -45,6 +38,13 @@ const CONVERSATION_FLAG_NAMES = {
   limit: "--limit",
 };
 
+/**
+ * `recall conversation <id>`: one page of a retained conversation. A conversation id starts at
+ * its beginning, as get_conversation does; a hit id opens the page around that hit, as the
+ * dashboard does (tools/conversation-window.ts), since that is the record a search pointed at.
+ * --json prints get_conversation's output, with `prev` (and `focus`) when the page was opened
+ * around a hit or before a cursor.
+ */
 export const conversationCommand: CommandModule = {
   register(program: Command, ctx) {
     program
