@@ -60,7 +60,7 @@ export interface RankRequest {
   params: readonly unknown[];
   limit: number;
   excludeIds?: readonly number[];
-  /** Rows the impact plan may score before it settles for an approximate answer (default IMPACT_MAX_SCORED). */
+  /** Rows the impact plan may score before it settles for an approximate answer (IMPACT_MAX_SCORED). */
   maxScored?: number;
   /** bm25's column weights: each tool ranks with its own (weights.ts). */
   weights: ColumnWeights;
@@ -95,8 +95,8 @@ export const FILTERED_MAX_ROWS = 2_000;
 export const IMPACT_MAX_SCORED = 2_048;
 /**
  * Knobs for the benchmark and tests: `exact` forces the reference plan everywhere (the baseline
- * fast plans are compared with), `maxScored` overrides IMPACT_MAX_SCORED and a request's own, `observe` sees every
- * plan chosen (counts and flags only).
+ * fast plans are compared with), `maxScored` overrides IMPACT_MAX_SCORED and a request's own,
+ * `observe` sees every plan chosen (counts and flags only).
  */
 export const plannerTuning: {
   exact?: boolean;
