@@ -67,8 +67,9 @@ const TOMBSTONE = `INSERT INTO recall_tombstones (scope, value, since, until, cr
  * and tombstoned records and chunks are dropped at ingest). A session may be given by any of
  * its aliases; forgetting a session also forgets its subagent conversations. A project is its
  * canonical path; a conversation that also holds other projects' documents (an agent-bridge
- * thread) loses only this project's records, as the tombstone drops them at a rebuild. A time range (inclusive, epoch ms) removes the records inside it from every
- * retained conversation, and the raw chunks holding any of them.
+ * thread) loses only this project's records, as the tombstone drops them at a rebuild. A time
+ * range (inclusive, epoch ms) removes the records inside it from every retained conversation,
+ * and the raw chunks holding any of them.
  */
 export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
   // A preview runs inside a transaction it rolls back: nothing is deleted, nothing to erase.
