@@ -4,7 +4,7 @@
  * restart, sets the possibly torn index aside and starts a fresh one.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -46,6 +46,9 @@ function run(h: Harness, onGroupEnd?: () => void): { synchronous: number; marker
         synchronous: db.pragma("synchronous", { simple: true }) as number,
         marker: existsSync(markerFile(db.name)),
       });
+      // Private as the index beside it (README: every file under RECALL_HOME is the owner's only).
+      if (existsSync(markerFile(db.name)) && process.platform !== "win32")
+        expect(statSync(markerFile(db.name)).mode & 0o777).toBe(0o600);
       onGroupEnd?.();
     },
   });

@@ -112,7 +112,7 @@ export interface FirstLoad {
 export function beginFirstLoad(db: Db): FirstLoad {
   const file = db.name;
   const marker: Marker = { pid: process.pid, boot: currentBoot(), started: processStarted(process.pid) };
-  writeFileSync(markerFile(file), JSON.stringify(marker));
+  writeFileSync(markerFile(file), JSON.stringify(marker), { mode: 0o600 });
   fsyncPath(markerFile(file), "r");
   fsyncPath(path.dirname(file), "r");
   db.pragma("synchronous = OFF");
