@@ -46,7 +46,7 @@ function run(h: Harness, onGroupEnd?: () => void): { synchronous: number; marker
         synchronous: db.pragma("synchronous", { simple: true }) as number,
         marker: existsSync(markerFile(db.name)),
       });
-      // Private as the index beside it (README: every file under RECALL_HOME is the owner's only).
+      // Private, as the index beside it (README: recall creates its databases 0600).
       if (existsSync(markerFile(db.name)) && process.platform !== "win32")
         expect(statSync(markerFile(db.name)).mode & 0o777).toBe(0o600);
       onGroupEnd?.();
