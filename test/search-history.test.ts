@@ -177,8 +177,9 @@ describe("search_history input (fts5)", () => {
   const h = harness("fts5");
 
   it.each([
-    ["an empty query", { query: "" }, /^query: /],
-    ["a whitespace-only query", { query: "   \t " }, /^query: /],
+    // One issue, not a second "must contain a word" about the same empty string.
+    ["an empty query", { query: "" }, /^query: [^;]*$/],
+    ["a whitespace-only query", { query: "   \t " }, /^query: [^;]*$/],
     ["a punctuation-only query", { query: "?!… -- ** ()" }, /^query: .*word or number/],
     ["a 1001-character query", { query: "a".repeat(1001) }, /^query: /],
     ["since after until", { query: "x", filters: { since: T0 + 10, until: T0 } }, /^filters\.since: /],

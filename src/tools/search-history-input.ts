@@ -43,7 +43,7 @@ export const SearchHistoryInput = z
     query: z
       .string()
       .trim()
-      .min(1)
+      .min(1, { abort: true }) // an empty query is one mistake, not two
       .max(1000)
       .refine((q) => queryTokens(q, 1).length > 0, { message: "must contain at least one word or number" }),
     filters: z
