@@ -451,6 +451,12 @@ describe("recall index / forget / export", () => {
     const badHit = run("conversation", `claude:${session}`, "--around", "pelican");
     expect(badHit.status).toBe(2);
     expect(badHit.stderr.split("\n")).toHaveLength(2);
+    // A well-formed hit this conversation does not hold: NotFound (exit 3), named as the flag.
+    const elsewhere = run("conversation", `claude:${session}`, "--around", `${hit.id}x`);
+    expect([elsewhere.status, elsewhere.stderr]).toEqual([
+      3,
+      "recall: --around: the hit is not in this conversation\n",
+    ]);
     // Every record forgotten: the page says it is empty rather than print nothing.
     expect(run("forget", "--since", "0", "--until", "4102444800000", "--yes").status).toBe(0);
     const empty = run("conversation", `claude:${session}`);

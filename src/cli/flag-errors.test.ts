@@ -14,12 +14,18 @@ describe("asFlagError", () => {
     expect(error.message).toBe("--limit: Too big; --since: must be a time");
   });
 
+  it("names the flag of a NotFound about its value, which stays NotFound", () => {
+    const error = asFlagError(new RecallError("NotFound", "limit: no such page"), NAMES) as RecallError;
+    expect([error.kind, error.message]).toEqual(["NotFound", "--limit: no such page"]);
+  });
+
   it("leaves errors about fields no flag feeds, and other kinds, as they are", () => {
     for (const original of [
       new RecallError("Validation", "limit: Too big; filters.kind: no such kind"),
       new RecallError("Validation", "constructor: inherited, not a flag"),
       new RecallError("Validation", "limit, extra: unknown field"),
-      new RecallError("NotFound", "limit: not found"),
+      new RecallError("NotFound", "nothing indexed yet"),
+      new RecallError("Internal", "limit: broken"),
       new Error("limit: plain"),
     ])
       expect(asFlagError(original, NAMES)).toBe(original);

@@ -3,11 +3,13 @@ import { RecallError } from "../core/errors.js";
 /**
  * A tool's Validation error about input that a command built from its own flags and arguments is
  * the user's mistake on the command line: a usage error (exit 2) naming the flag, as commander's
- * own flag errors are. Any other error (a conversation not found, a field no flag feeds) passes
- * unchanged, and keeps the tool's exit code 3.
+ * own flag errors are. A NotFound about a flag's value (a hit not in this conversation) names the
+ * flag too and keeps its exit code 3. Any other error, or one about a field no flag feeds, passes
+ * unchanged.
  */
 export function asFlagError(error: unknown, names: Readonly<Record<string, string>>): unknown {
-  if (!(error instanceof RecallError) || error.kind !== "Validation") return error;
+  if (!(error instanceof RecallError) || (error.kind !== "Validation" && error.kind !== "NotFound"))
+    return error;
   const renamed: string[] = [];
   // describeIssues (core/validation.ts) joins "<field>: <problem>" issues with "; ".
   for (const issue of error.message.split("; ")) {
@@ -16,7 +18,9 @@ export function asFlagError(error: unknown, names: Readonly<Record<string, strin
     if (at <= 0 || !Object.hasOwn(names, field)) return error;
     renamed.push(`${names[field]}${issue.slice(at)}`);
   }
-  return new RecallError("Usage", renamed.join("; "), { cause: error });
+  return new RecallError(error.kind === "NotFound" ? "NotFound" : "Usage", renamed.join("; "), {
+    cause: error,
+  });
 }
 
 /** A command action whose tool Validation errors name the command's flags (asFlagError). */
