@@ -23,7 +23,7 @@ export function asFlagError(error: unknown, names: Readonly<Record<string, strin
   });
 }
 
-/** A command action whose tool Validation errors name the command's flags (asFlagError). */
+/** A command action whose tool errors about a flag's value name the flag (asFlagError). */
 export function namingFlags<A extends unknown[]>(
   names: Readonly<Record<string, string>>,
   action: (...args: A) => Promise<void>,
