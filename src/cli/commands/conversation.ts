@@ -3,9 +3,7 @@ import { auditCall } from "../../audit/audit-log.js";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { conversationById } from "../../conversations/read.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
 import { isWellFormedHitId } from "../../search/document.js";
-import { openHistoryStore } from "../../store/history-store.js";
 import {
   readWindowAround,
   readWindowBefore,
@@ -17,6 +15,7 @@ import {
   type GetConversationOutput,
 } from "../../tools/get-conversation.js";
 import type { CommandModule } from "../program.js";
+import { openIndexToRead } from "../read-index.js";
 import { printJson } from "../output.js";
 import { isoInstant } from "../../core/instant.js";
 import { namingFlags } from "../flag-errors.js";
@@ -78,11 +77,7 @@ export const conversationCommand: CommandModule = {
             after: flags.after,
             limit: flags.limit === undefined ? undefined : Number(flags.limit),
           });
-          const store = await openHistoryStore({
-            home: ctx().home,
-            projectionVersion: PROJECTION_VERSION,
-            readonly: true,
-          });
+          const store = await openIndexToRead(ctx().home);
           try {
             const started = performance.now();
             const around =

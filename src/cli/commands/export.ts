@@ -2,10 +2,9 @@ import type { Command } from "commander";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { RecallError } from "../../core/errors.js";
 import { exportConversation, hasRetained, retainedFiles, type ExportedFile } from "../../indexer/export.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
 import type { Db } from "../../store/open.js";
-import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
+import { openIndexToRead } from "../read-index.js";
 
 interface ExportFlags {
   out?: string;
@@ -71,11 +70,7 @@ export const exportCommand: CommandModule = {
           throw new RecallError("Usage", "--out must not be empty");
         if (flags.list && (flags.out !== undefined || flags.file !== undefined))
           throw new RecallError("Usage", "--list takes neither --out nor --file");
-        const store = await openHistoryStore({
-          home: ctx().home,
-          projectionVersion: PROJECTION_VERSION,
-          readonly: true,
-        });
+        const store = await openIndexToRead(ctx().home);
         try {
           const conversation = resolveConversation(store.db, given);
           if (!conversation)

@@ -8,6 +8,7 @@ import type { Db } from "../../store/open.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import { TimeBound } from "../../tools/search-history-input.js";
 import type { CommandModule } from "../program.js";
+import { openIndexToRead } from "../read-index.js";
 import { printJson } from "../output.js";
 
 interface ForgetFlags {
@@ -97,9 +98,7 @@ export const forgetCommand: CommandModule = {
       .action(async (flags: ForgetFlags) => {
         const scope = forgetScope(flags);
         // Nothing to forget without an index: say so, and do not create one.
-        (
-          await openHistoryStore({ home: ctx().home, projectionVersion: PROJECTION_VERSION, readonly: true })
-        ).close();
+        (await openIndexToRead(ctx().home)).close();
         const store = await openHistoryStore({
           home: ctx().home,
           projectionVersion: PROJECTION_VERSION,

@@ -3,15 +3,14 @@ import { auditCall } from "../../audit/audit-log.js";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { canonicalProjectArg } from "../../indexer/forget.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
 import type { HistoryHit } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
 import type { CoverageEntry } from "../../store/coverage-row.js";
-import { openHistoryStore } from "../../store/history-store.js";
 import { SearchHistoryInput } from "../../tools/search-history-input.js";
 import { runSearchHistoryAnswered, type SearchHistoryOutput } from "../../tools/search-history.js";
 import { createAnswerer } from "../../answer/index.js";
 import type { CommandModule } from "../program.js";
+import { openIndexToRead } from "../read-index.js";
 import { printJson } from "../output.js";
 import { highlight } from "../highlight.js";
 import { namingFlags } from "../flag-errors.js";
@@ -120,11 +119,7 @@ export const searchCommand: CommandModule = {
             limit: parseLimit(flags.limit),
             answer: flags.answer === true,
           });
-          const store = await openHistoryStore({
-            home: ctx().home,
-            projectionVersion: PROJECTION_VERSION,
-            readonly: true,
-          });
+          const store = await openIndexToRead(ctx().home);
           try {
             const started = performance.now();
             const result = await runSearchHistoryAnswered(

@@ -7,8 +7,8 @@ import { sourceCoverage } from "../../indexer/coverage.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { writtenByNewer } from "../../indexer/derived-versions.js";
 import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../store/coverage-row.js";
-import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
+import { openIndexToRead } from "../read-index.js";
 import { formatBytes, printJson } from "../output.js";
 import { isoInstant } from "../../core/instant.js";
 
@@ -73,11 +73,7 @@ export const statusCommand: CommandModule = {
           if (!isRecallError(error)) throw error;
           configError = error.message;
         }
-        const store = await openHistoryStore({
-          home,
-          projectionVersion: PROJECTION_VERSION,
-          readonly: true,
-        }).catch((error: unknown) => {
+        const store = await openIndexToRead(home).catch((error: unknown) => {
           // "Run `recall index`" would fail on the config: its error is the one to fix first.
           if (configError && isRecallError(error) && error.kind === "NotFound")
             throw new RecallError("Config", configError);
