@@ -1,10 +1,12 @@
 import type { Db } from "../store/open.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 import type { PagePosition } from "./cursor.js";
+import { EVERY_RECORD, FILTER_CONDITION, filterParam, type RecordFilter } from "./read.js";
 
 /**
- * Reads that open a retained conversation somewhere in its middle (the dashboard opens a hit
- * "around" its record and pages both ways); get_conversation itself only pages forward.
+ * Reads that open a retained conversation somewhere in its middle (get_conversation's `around`
+ * opens a hit at its record, and `before` pages back from there). Records `filter` leaves out
+ * (injected context, unless asked for) are skipped in SQL, as recordsAfter skips them.
  */
 
 /** Positions of the records just before `before`, newest first, paged in SQL. */
@@ -13,26 +15,34 @@ export function positionsBefore(
   conversation: string,
   before: PagePosition,
   limit: number,
+  filter: RecordFilter = EVERY_RECORD,
 ): PagePosition[] {
   return statement(
     db,
     `SELECT at, ordinal FROM recall_records
-     WHERE conversation = ? AND (at < ? OR (at = ? AND ordinal < ?))
+     WHERE conversation = ? AND (at < ? OR (at = ? AND ordinal < ?)) AND ${FILTER_CONDITION}
      ORDER BY at DESC, ordinal DESC
      LIMIT ?`,
-  ).all(conversation, before.at, before.at, before.ordinal, limit) as PagePosition[];
+  ).all(conversation, before.at, before.at, before.ordinal, filterParam(filter), limit) as PagePosition[];
 }
 
 /**
- * Where a hit sits in its conversation: its record when it is retained there, else the first
- * record at or after the time of the hit's document in this conversation; undefined when the
- * conversation has neither.
+ * Where a hit sits in its conversation: its record when it is retained there (and `filter` keeps
+ * it), else the first record `filter` keeps at or after the time of the hit's document in this
+ * conversation; undefined when the conversation has neither. A context record is never indexed,
+ * so no document stands for one: a context record's id left out by `filter` is undefined.
  */
-export function positionOfHit(db: Db, conversation: string, hitId: string): PagePosition | undefined {
+export function positionOfHit(
+  db: Db,
+  conversation: string,
+  hitId: string,
+  filter: RecordFilter = EVERY_RECORD,
+): PagePosition | undefined {
+  const keep = filterParam(filter);
   const own = statement(
     db,
-    "SELECT at, ordinal FROM recall_records WHERE conversation = ? AND hit_id = ?",
-  ).get(conversation, hitId) as PagePosition | undefined;
+    `SELECT at, ordinal FROM recall_records WHERE conversation = ? AND hit_id = ? AND ${FILTER_CONDITION}`,
+  ).get(conversation, hitId, keep) as PagePosition | undefined;
   if (own) return own;
   const at = pluckedStatement(
     db,
@@ -41,9 +51,9 @@ export function positionOfHit(db: Db, conversation: string, hitId: string): Page
   if (at === undefined) return undefined;
   return statement(
     db,
-    `SELECT at, ordinal FROM recall_records WHERE conversation = ? AND at >= ?
+    `SELECT at, ordinal FROM recall_records WHERE conversation = ? AND at >= ? AND ${FILTER_CONDITION}
      ORDER BY at, ordinal LIMIT 1`,
-  ).get(conversation, at) as PagePosition | undefined;
+  ).get(conversation, at, keep) as PagePosition | undefined;
 }
 
 export interface TranscriptTarget {

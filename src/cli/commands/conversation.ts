@@ -4,16 +4,8 @@ import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { conversationById } from "../../conversations/read.js";
 import { isWellFormedHitId } from "../../search/document.js";
-import {
-  readWindowAround,
-  readWindowBefore,
-  type ConversationWindow,
-} from "../../tools/conversation-window.js";
-import {
-  GetConversationInput,
-  readConversationPage,
-  type GetConversationOutput,
-} from "../../tools/get-conversation.js";
+import { readConversation, type ConversationWindow } from "../../tools/conversation-window.js";
+import { GetConversationInput, type GetConversationOutput } from "../../tools/get-conversation.js";
 import type { CommandModule } from "../program.js";
 import { openIndexToRead } from "../read-index.js";
 import { printJson } from "../output.js";
@@ -25,6 +17,7 @@ interface ConversationFlags {
   before?: string;
   around?: string;
   limit?: string;
+  includeContext?: boolean;
   json?: boolean;
 }
 
@@ -35,6 +28,7 @@ const CONVERSATION_FLAG_NAMES = {
   before: "--before",
   around: "--around",
   limit: "--limit",
+  include_context: "--include-context",
 };
 
 /**
@@ -42,7 +36,8 @@ const CONVERSATION_FLAG_NAMES = {
  * its beginning, as get_conversation does; a hit id opens the page around that hit, as the
  * dashboard does (tools/conversation-window.ts), since that is the record a search pointed at.
  * --json prints get_conversation's output, with `prev` (and `focus`) when the page was opened
- * around a hit or before a cursor.
+ * around a hit or before a cursor. Injected context records are left out unless
+ * --include-context is given, as get_conversation leaves them out unless include_context is true.
  */
 export const conversationCommand: CommandModule = {
   register(program: Command, ctx) {
@@ -59,6 +54,10 @@ export const conversationCommand: CommandModule = {
         "open the page around this hit of the conversation (the default for a hit id)",
       )
       .option("--limit <n>", "records per page, 1..100, default 20")
+      .option(
+        "--include-context",
+        "also show injected context records (environment, model, tool and skill listings)",
+      )
       .option("--json", "print the page as get_conversation's JSON")
       .action(
         namingFlags(CONVERSATION_FLAG_NAMES, async (id: string, flags: ConversationFlags) => {
@@ -75,20 +74,22 @@ export const conversationCommand: CommandModule = {
           const args = parseInput(GetConversationInput, {
             id,
             after: flags.after,
+            before: flags.before,
+            around: flags.around,
             limit: flags.limit === undefined ? undefined : Number(flags.limit),
+            include_context: flags.includeContext === true,
           });
           const store = await openIndexToRead(ctx().home);
           try {
             const started = performance.now();
+            // A hit id alone opens its conversation at the hit.
             const around =
-              flags.around ??
+              args.around ??
               (given.length === 0 && !conversationById(store.db, args.id) ? args.id : undefined);
-            const page: GetConversationOutput & Partial<ConversationWindow> =
-              flags.before !== undefined
-                ? readWindowBefore(store.db, { ...args, before: flags.before })
-                : around !== undefined
-                  ? readWindowAround(store.db, { ...args, around })
-                  : readConversationPage(store.db, args);
+            const page: GetConversationOutput & Partial<ConversationWindow> = readConversation(store.db, {
+              ...args,
+              around,
+            });
             auditCall(
               ctx().home,
               "cli",
@@ -98,8 +99,10 @@ export const conversationCommand: CommandModule = {
               args,
             );
             if (flags.json) return printJson(page);
+            // The hints page the same view: context records stay shown when they were.
+            const same = args.include_context ? " --include-context" : "";
             if (page.prev)
-              process.stdout.write(`earlier: recall conversation ${id} --before ${page.prev}\n\n`);
+              process.stdout.write(`earlier: recall conversation ${id} --before ${page.prev}${same}\n\n`);
             for (const record of page.records) {
               const when = (isoInstant(record.at) ?? "?").replace("T", " ").slice(0, 19);
               const hit = record.id === page.focus ? "  ← the hit" : "";
@@ -109,7 +112,8 @@ export const conversationCommand: CommandModule = {
             }
             // An empty page (past the end, or every record forgotten) says so rather than print nothing.
             if (page.records.length === 0) process.stdout.write("no records on this page\n");
-            if (page.next) process.stdout.write(`more: recall conversation ${id} --after ${page.next}\n`);
+            if (page.next)
+              process.stdout.write(`more: recall conversation ${id} --after ${page.next}${same}\n`);
           } finally {
             store.close();
           }
