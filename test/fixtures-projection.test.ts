@@ -1,8 +1,9 @@
 /**
  * Every real transcript fixture under ../shared/fixtures/real/ goes through its source's record
  * mapper and then through both projections. Checks: nothing throws; every turn is a valid
- * TranscriptTurn; no thinking text, base64 payload or tool-output body read straight from the
- * raw records (independently of the mappers) survives into a projection; and named records of
+ * TranscriptTurn; no thinking text, encrypted content or base64 payload read straight from the
+ * raw records (independently of the mappers) survives into a projection; tool outputs survive
+ * only as bounded head-and-tail previews (never the middle of a long one); and named records of
  * each fixture come out as the turns they should be, each exactly once.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -56,10 +57,14 @@ const opencodeDbs = files.filter((f) => rel(f).startsWith("opencode") && f.endsW
 
 type Json = unknown;
 
-/** Texts read from the raw records: speech may be projected, secrets may not. */
+/**
+ * Texts read from the raw records: speech may be projected, secrets may not, tool outputs only
+ * as a head-and-tail preview.
+ */
 interface Raw {
   speech: string[];
   secrets: Set<string>;
+  outputs: Set<string>;
 }
 
 const norm = (s: string) => s.normalize("NFC").replace(/\s+/g, " ").trim();
@@ -102,7 +107,7 @@ function collectBinary(value: Json, raw: Raw): void {
 }
 
 function claudeRaw(lines: Json[]): Raw {
-  const raw: Raw = { speech: [], secrets: new Set() };
+  const raw: Raw = { speech: [], secrets: new Set(), outputs: new Set() };
   for (const line of lines) {
     if (!isObj(line)) continue;
     collectBinary(line, raw);
@@ -114,21 +119,21 @@ function claudeRaw(lines: Json[]): Raw {
       if (block["type"] === "text" && typeof block["text"] === "string") raw.speech.push(block["text"]);
       if (block["type"] === "thinking" && typeof block["thinking"] === "string")
         raw.secrets.add(block["thinking"]);
-      if (block["type"] === "tool_result" && block["is_error"] !== true) {
-        for (const t of texts(block["content"])) raw.secrets.add(t);
+      if (block["type"] === "tool_result") {
+        for (const t of texts(block["content"])) raw.outputs.add(t);
       }
     }
     const result = line["toolUseResult"];
-    if (isObj(result) && result["is_error"] !== true) {
+    if (isObj(result)) {
       for (const key of ["stdout", "stderr"])
-        if (typeof result[key] === "string") raw.secrets.add(result[key]);
+        if (typeof result[key] === "string") raw.outputs.add(result[key]);
     }
   }
   return raw;
 }
 
 function codexRaw(lines: Json[]): Raw {
-  const raw: Raw = { speech: [], secrets: new Set() };
+  const raw: Raw = { speech: [], secrets: new Set(), outputs: new Set() };
   for (const line of lines) {
     if (!isObj(line)) continue;
     collectBinary(line, raw);
@@ -139,7 +144,7 @@ function codexRaw(lines: Json[]): Raw {
     } else if (line["type"] === "response_item" && type === "reasoning") {
       for (const t of [...texts(p["summary"]), ...texts(p["content"])]) raw.secrets.add(t);
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      for (const t of texts(p["output"])) raw.secrets.add(t);
+      for (const t of texts(p["output"])) raw.outputs.add(t);
     } else if (line["type"] === "compacted") {
       if (typeof p["message"] === "string") raw.speech.push(p["message"]);
       for (const item of Array.isArray(p["replacement_history"]) ? p["replacement_history"] : []) {
@@ -151,7 +156,7 @@ function codexRaw(lines: Json[]): Raw {
       if (typeof p["text"] === "string") raw.secrets.add(p["text"]);
     } else if (type === "exec_command_end") {
       for (const key of ["aggregated_output", "stdout", "stderr", "formatted_output"]) {
-        if (typeof p[key] === "string") raw.secrets.add(p[key]);
+        if (typeof p[key] === "string") raw.outputs.add(p[key]);
       }
     } else if (type === "item_completed" && isObj(p["item"])) {
       const item = p["item"];
@@ -160,7 +165,7 @@ function codexRaw(lines: Json[]): Raw {
       }
       if (item["type"] === "CommandExecution") {
         for (const key of ["aggregated_output", "stdout", "stderr", "formatted_output"]) {
-          if (typeof item[key] === "string") raw.secrets.add(item[key]);
+          if (typeof item[key] === "string") raw.outputs.add(item[key]);
         }
       }
     }
@@ -169,11 +174,11 @@ function codexRaw(lines: Json[]): Raw {
 }
 
 function opencodeRaw(messageData: Json[], partData: Json[]): Raw {
-  const raw: Raw = { speech: [], secrets: new Set() };
+  const raw: Raw = { speech: [], secrets: new Set(), outputs: new Set() };
   const tool = (state: Json) => {
     if (!isObj(state)) return;
-    if (typeof state["output"] === "string") raw.secrets.add(state["output"]);
-    for (const t of texts(state["content"])) raw.secrets.add(t);
+    if (typeof state["output"] === "string") raw.outputs.add(state["output"]);
+    for (const t of texts(state["content"])) raw.outputs.add(t);
   };
   for (const data of [...messageData, ...partData]) {
     if (!isObj(data)) continue;
@@ -183,7 +188,7 @@ function opencodeRaw(messageData: Json[], partData: Json[]): Raw {
       else raw.speech.push(data["text"]);
     }
     if (data["type"] === "tool") tool(data["state"]);
-    if (typeof data["output"] === "string") raw.secrets.add(data["output"]); // v2 shell rows
+    if (typeof data["output"] === "string") raw.outputs.add(data["output"]); // v2 shell rows
     for (const item of Array.isArray(data["content"]) ? data["content"] : []) {
       if (!isObj(item)) continue;
       if (item["type"] === "text" && typeof item["text"] === "string") raw.speech.push(item["text"]);
@@ -217,8 +222,19 @@ function project(turns: TranscriptTurn[]): Projected[] {
   });
 }
 
+/**
+ * The middles of long tool outputs: a preview keeps ~2 KiB of head and ~1 KiB of tail, so a
+ * 256-character probe from the middle of an output over 16 KiB must never be projected.
+ */
+function middles(raw: Raw): string[] {
+  return [...raw.outputs]
+    .filter((o) => o.length > 16 * 1024)
+    .map((o) => norm(o.slice(Math.floor(o.length / 2), Math.floor(o.length / 2) + 256)))
+    .filter((m) => m.length >= 64);
+}
+
 function expectNoLeaks(projected: Projected[], raw: Raw): void {
-  const secrets = forbidden(raw);
+  const secrets = [...forbidden(raw), ...middles(raw)];
   const outputs = projected.flatMap((p) => [norm(p.search), norm(p.read)]);
   for (const secret of secrets) {
     const probe = secret.length >= 40 ? secret.slice(0, 32) : secret;
@@ -417,6 +433,10 @@ describe.skipIf(!available)("real fixtures → record mappers → projections", 
       const result = turns.find((t) => t.uuid === "f650c28c-5da3-46c4-8734-8d95d0f3cc3f");
       expect(result?.turn.role).toBe("tool");
       expect(result?.turn.blocks[0]).toMatchObject({ type: "tool_result", name: "Bash", output: "fixture" });
+      // The tool's output is previewed: searchable in the tool record, after its summary in reads.
+      const output = projected[turns.indexOf(result!)]!;
+      expect(output.search).toBe("fixture");
+      expect(output.read).toBe("[result: Bash ok]\nfixture");
       // Attachments are context, never user speech.
       const env = turns.find((t) => t.subtype === "environment");
       expect(env?.turn.role).toBe("context");

@@ -13,7 +13,7 @@ export const TranscriptBlock = z.discriminatedUnion("type", [
   z.object({ type: z.literal("thinking"), text: z.string() }),
   /** A tool invocation; `input` is the tool's raw argument object or string. */
   z.object({ type: z.literal("tool_call"), name: z.string(), input: z.unknown() }),
-  /** A tool's output; only an error summary may survive projection. */
+  /** A tool's output; the projection keeps an error summary and a bounded head-and-tail preview. */
   z.object({
     type: z.literal("tool_result"),
     name: z.string().optional(),

@@ -1,10 +1,10 @@
 import type { Rng } from "./rng.js";
 
 /**
- * Canary markers: unique strings planted ONLY inside bodies that a correct projection drops
- * (thinking, reasoning, tool outputs, file-write bodies, base64 payloads, Dyad payload tags, think
- * tags, ai_messages_json). If one ever shows up in an index, a search result or an export of
- * projected text, something leaked.
+ * Canary markers: unique strings planted ONLY inside bodies that a correct projection drops or
+ * bounds (thinking, reasoning, tool outputs, file-write bodies, base64 payloads, Dyad payload tags,
+ * think tags, ai_messages_json). If a dropped kind ever shows up in an index, a search result or
+ * an export of projected text, something leaked (see PREVIEWED_CANARY_KINDS for the others).
  *
  * The pool is capped (8 kinds × 24 = 192 distinct strings) and reused round-robin across the corpus.
  * Every marker is `CANARY<KIND><12 hex>`, made of [A-Z0-9a-f] only, so it is also valid base64.
@@ -70,6 +70,17 @@ export class CanaryPool implements CanarySource {
     return out;
   }
 }
+
+/**
+ * Kinds planted in tool output and written-file bodies of transcripts. Since issue #29 a bounded
+ * head-and-tail preview of those is searchable (role `tool`, projection/tool-preview.ts), so these
+ * markers may show in transcript hits and conversations; in Dyad chats, whose projection keeps
+ * payload tags out, they must not, and every other kind must never show anywhere.
+ */
+export const PREVIEWED_CANARY_KINDS: readonly CanaryKind[] = ["TOOL", "WRITE"];
+
+/** Matches a canary of a kind no projection may ever keep (all but PREVIEWED_CANARY_KINDS). */
+export const DROPPED_CANARY_PATTERN = /CANARY(?:THINK|B64|REASON|ENC|DYAD|AIJSON)[0-9a-f]{12}/g;
 
 /** Matches any canary marker (for tests and audits). */
 export const CANARY_PATTERN = /CANARY(?:THINK|TOOL|WRITE|B64|REASON|ENC|DYAD|AIJSON)[0-9a-f]{12}/g;

@@ -1,5 +1,5 @@
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
-import { projectChatMessage, PROJECTION_VERSION } from "../projection/index.js";
+import { projectChatMessage, PROJECTION_VERSION, separateCjk } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { deleteMeta, getMeta, setMeta } from "../store/meta.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
@@ -86,7 +86,7 @@ function writeMessage(
     appId: row.appId,
     chatId: row.chatId,
     role: row.role,
-    title: row.title ?? "",
+    title: separateCjk(row.title ?? ""),
     body: projection.text,
     compaction: row.isCompactionSummary ? 1 : 0,
     truncated: projection.truncated ? 1 : 0,

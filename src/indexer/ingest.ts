@@ -1,4 +1,4 @@
-import { projectChatMessage, projectTranscriptTurnBoth } from "../projection/index.js";
+import { projectChatMessage, projectTranscriptTurnBoth, separateCjk } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
 import { getMeta } from "../store/meta.js";
@@ -465,13 +465,14 @@ function refreshChat(db: Db, ref: ConversationRef, inPlace: boolean): void {
   const reproject = ref.project !== null && stored.project !== ref.project;
   if (retitle || reproject) restoreReadIndex(db, CONVERSATION_INDEX);
   if (retitle) {
-    const docs = statement(db, RETITLED_DOCUMENTS).all(ref.id, title) as {
+    const searched = separateCjk(title);
+    const docs = statement(db, RETITLED_DOCUMENTS).all(ref.id, searched) as {
       id: number;
       source: string;
       key: string;
       body: string;
     }[];
-    for (const doc of docs) renewText(db, doc, title, doc.body, inPlace);
+    for (const doc of docs) renewText(db, doc, searched, doc.body, inPlace);
   }
   if (reproject) statement(db, REPROJECT_DOCUMENTS).run(ref.project, ref.id, ref.project);
 }
@@ -586,7 +587,8 @@ function writeRecord(
     if (doc) statement(db, DELETE_DOCUMENT).run(doc.id);
     return false;
   }
-  const title = conv.title ?? "";
+  // The title is searched as the body is: CJK characters separate tokens (projection/cjk.ts).
+  const title = separateCjk(conv.title ?? "");
   const body = projected.search.text;
   const compaction = projected.isCompactionSummary ? 1 : 0;
   const searchTruncated = projected.search.truncated ? 1 : 0;

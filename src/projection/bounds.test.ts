@@ -13,6 +13,7 @@ import {
   boundText,
   boundsFor,
 } from "./bounds.js";
+import { CJK_SEPARATOR } from "./cjk.js";
 import { PROJECTION_VERSION } from "./index.js";
 import { cutHeadToBytes, cutTailToBytes, shortValue, utf8ByteLength } from "./utf8.js";
 
@@ -27,7 +28,7 @@ describe("caps", () => {
     expect(READ_PROJECTION_HEAD_BYTES + marker + READ_PROJECTION_TAIL_BYTES).toBeLessThanOrEqual(
       READ_PROJECTION_MAX_BYTES,
     );
-    expect(PROJECTION_VERSION).toBe(2);
+    expect(PROJECTION_VERSION).toBe(3);
   });
 });
 
@@ -115,9 +116,15 @@ describe("head/tail truncation", () => {
       expect(utf8ByteLength(r.text)).toBeLessThanOrEqual(SEARCH_PROJECTION_MAX_BYTES);
       expect(r.text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
       expect(r.text).not.toContain("\uFFFD");
-      const [head, tail] = r.text.split(TRUNCATION_MARKER) as [string, string];
+      // Search mode makes each CJK character a token of its own (cjk.ts); the separators count
+      // against the bound too.
+      const [head, tail] = r.text.split(TRUNCATION_MARKER).map((s) => s.replaceAll(CJK_SEPARATOR, "")) as [
+        string,
+        string,
+      ];
       expect(text.startsWith(head)).toBe(true);
       expect(text.endsWith(tail)).toBe(true);
+      expect(r.text.includes(CJK_SEPARATOR)).toBe(unit === "漢");
     }
   });
 

@@ -1,6 +1,7 @@
 import type { Projection, ProjectionMode } from "./types.js";
 import { readEntityBody, type EntityResult } from "./entities.js";
 import { cutHeadToBytes, cutTailToBytes, utf8ByteLength } from "./utf8.js";
+import { separateCjk } from "./cjk.js";
 
 /**
  * Size bounds of a projection, in UTF-8 bytes of the final text.
@@ -43,6 +44,14 @@ export interface ProjectionBounds {
   maxBytes: number;
   headBytes: number;
   tailBytes: number;
+}
+
+/**
+ * A fresh sink for `mode`: its bounds, and in search mode CJK characters made separate tokens
+ * (cjk.ts).
+ */
+export function sinkFor(mode: ProjectionMode): ProjectionSink {
+  return new ProjectionSink(boundsFor(mode), { separateCjk: mode === "search" });
 }
 
 export function boundsFor(mode: ProjectionMode): ProjectionBounds {
@@ -130,7 +139,10 @@ const RUN_SKIPPING = 2;
  * - base64-looking runs and data-URL payloads become BASE64_PLACEHOLDER;
  * - lone surrogates become U+FFFD; the result is cut by UTF-8 bytes (see ProjectionBounds)
  *   without splitting a code point, and NFC-normalised when not ASCII (on the bounded output,
- *   never on the input).
+ *   never on the input);
+ * - with `separateCjk` (search mode), CJK characters are made separate tokens (cjk.ts) on the
+ *   bounded output, before the final cut: the separators count against the byte bound, so a
+ *   CJK-heavy text may be cut where its read projection is not.
  */
 export class ProjectionSink {
   private readonly maxBytes: number;
@@ -173,9 +185,12 @@ export class ProjectionSink {
 
   /** Writes longer than this skip their middle once the head is full (see writeTail). */
   private readonly skipMinChars: number;
+  /** Search mode: CJK characters become separate tokens in the final text (cjk.ts). */
+  private readonly cjk: boolean;
 
-  constructor(bounds: ProjectionBounds, options: { skipMinChars?: number } = {}) {
+  constructor(bounds: ProjectionBounds, options: { skipMinChars?: number; separateCjk?: boolean } = {}) {
     this.skipMinChars = options.skipMinChars ?? SKIP_MIN_CHARS;
+    this.cjk = options.separateCjk === true;
     this.maxBytes = bounds.maxBytes;
     this.headBytesCap = bounds.headBytes;
     this.tailBytesCap = bounds.tailBytes;
@@ -514,7 +529,7 @@ export class ProjectionSink {
   finish(): Projection {
     if (this.runLen > 0) this.endRun();
     if (this.pendingHigh !== 0) this.putCodePoint(0xfffd);
-    const head = this.nfc(UTF8.decode(this.head.subarray(0, this.headBytes)));
+    const head = this.tokens(this.nfc(UTF8.decode(this.head.subarray(0, this.headBytes))));
     // The text is decoded: the head buffer goes back to the pool, and this sink takes no more.
     giveHead(this.head);
     if (this.runBuf !== NO_RUN && RUN_POOL.length < HEAD_POOL_MAX) RUN_POOL.push(this.runBuf);
@@ -524,7 +539,7 @@ export class ProjectionSink {
     this.headFull = true;
     if (this.ring === NO_BYTES) {
       if (utf8ByteLength(head) <= this.maxBytes) return { text: head, truncated: false };
-      // NFC grew the text past the bound: cut the (small, in-memory) result instead.
+      // NFC or CJK separators grew the text past the bound: cut the (small, in-memory) result instead.
       return { text: this.joinCut(head, head), truncated: true };
     }
     const size = this.ring.length;
@@ -533,12 +548,17 @@ export class ProjectionSink {
     for (let k = 0; k < count; k++) ordered[k] = this.ring[(this.ringPos - count + k) & (size - 1)]!;
     let from = 0;
     while (from < count && (ordered[from]! & 0xc0) === 0x80) from++; // start on a code point
-    const tail = this.nfc(UTF8.decode(ordered.subarray(from)));
+    const tail = this.tokens(this.nfc(UTF8.decode(ordered.subarray(from))));
     return { text: this.joinCut(head, tail), truncated: true };
   }
 
   private nfc(text: string): string {
     return this.nonAscii ? text.normalize("NFC") : text;
+  }
+
+  /** Search mode: CJK characters as separate tokens (only non-ASCII output can hold any). */
+  private tokens(text: string): string {
+    return this.cjk && this.nonAscii ? separateCjk(text) : text;
   }
 
   private joinCut(head: string, tail: string): string {
@@ -697,7 +717,7 @@ const UTF8 = new TextDecoder("utf-8");
 
 /** Projects one string through a fresh sink (used for user text and tests). */
 export function boundText(text: string, mode: ProjectionMode): Projection {
-  const sink = new ProjectionSink(boundsFor(mode));
+  const sink = sinkFor(mode);
   sink.write(text);
   return sink.finish();
 }

@@ -1,4 +1,4 @@
-import { boundsFor, ProjectionSink } from "./bounds.js";
+import { sinkFor, type ProjectionSink } from "./bounds.js";
 import { scanDyadContent, type DyadScanHandler, type DyadTagOpening } from "./dyad-parser.js";
 import { classifyTag, keepHeaderLine, metadataLine, tagLabel } from "./dyad-tag-policy.js";
 import type { ChatMessageInput, Projection, ProjectionMode } from "./types.js";
@@ -15,12 +15,13 @@ import type { ChatMessageInput, Projection, ProjectionMode } from "./types.js";
  *   metadata line from allowlisted attributes. Read mode adds short status attributes.
  * - Compaction summaries are projected like any assistant message (their `<dyad-compaction>`
  *   body is kept as high-signal text) and flagged.
+ * - Search mode makes each CJK character a token of its own (cjk.ts); read mode does not.
  */
 export function projectChatMessage(
   input: ChatMessageInput,
   mode: ProjectionMode,
 ): Projection & { isCompactionSummary: boolean } {
-  const sink = new ProjectionSink(boundsFor(mode));
+  const sink = sinkFor(mode);
   if (input.role === "user") {
     sink.write(input.content);
   } else {

@@ -27,3 +27,11 @@ export {
   type TagClass,
 } from "./dyad-tag-policy.js";
 export { CLAUDE_COMMAND_TAGS, INJECTED_TAGS, commandLine } from "./injected-context.js";
+export { CJK_CHAR, CJK_SEPARATOR, hasCjk, separateCjk } from "./cjk.js";
+export {
+  TOOL_PREVIEW_HEAD_BYTES,
+  TOOL_PREVIEW_TAIL_BYTES,
+  TOOL_PREVIEW_TURN_BYTES,
+  headTailPreview,
+  writtenPreviewText,
+} from "./tool-preview.js";

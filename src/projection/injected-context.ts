@@ -141,3 +141,26 @@ export function commandLine(name: string, args: string): string {
   const cmd = shortValue(`${name} ${args}`, COMMAND_MAX_CHARS);
   return cmd ? `[command: ${cmd}]` : "";
 }
+
+/**
+ * Where a text cut out of a longer one (a preview's tail) may start when the cut fell inside an
+ * injected span: just after the first injected closing tag that no injected opening precedes;
+ * 0 when there is none.
+ */
+export function afterOrphanClose(text: string): number {
+  let i = text.indexOf("<");
+  while (i >= 0) {
+    const closing = text.charCodeAt(i + 1) === 47; /* / */
+    const nameStart = closing ? i + 2 : i + 1;
+    const nameEnd = readName(text, nameStart);
+    const name = text.slice(nameStart, Math.min(nameEnd, nameStart + 40)).toLowerCase();
+    const next = nameEnd < text.length ? text.charCodeAt(nameEnd) : -1;
+    if (INJECTED_TAGS.has(name) && (next === 62 || isBlank(next))) {
+      if (!closing) return 0;
+      const gt = text.indexOf(">", nameEnd);
+      return gt < 0 ? text.length : gt + 1;
+    }
+    i = text.indexOf("<", i + 1);
+  }
+  return 0;
+}

@@ -7,11 +7,13 @@ import { shortValue } from "./utf8.js";
  * A call becomes `[tool: Name — detail — detail]` where the details come only from allowlisted
  * input keys: the command line (its first line, cut to COMMAND_MAX_CHARS), file paths, search
  * patterns, queries, URLs and short descriptions. File contents, edit strings, prompts and any
- * other key are never read. A Codex `apply_patch` (free-form string, or a command or argument
- * holding `*** Begin Patch`) is reduced to the names of the files it touches.
+ * other key are never read here (written content is previewed apart, see tool-preview.ts). A
+ * Codex `apply_patch` (free-form string, or a command or argument holding `*** Begin Patch`) is
+ * reduced to the names of the files it touches.
  *
- * A result never contributes its output: in search mode only an error survives, as
- * `[error: Name exit 2 — first line]`; in read mode a success is `[result: Name ok]`.
+ * A result's summary line is `[error: Name exit 2 — first line]` for an error (both modes) and
+ * `[result: Name ok]` for a success (read mode only); its output, and the content a write-like
+ * call wrote, are previewed apart, head and tail only (tool-preview.ts).
  */
 
 export const TOOL_DETAIL_MAX_CHARS = 200;
@@ -22,7 +24,7 @@ const MAX_PATCH_FILES = 20;
 /** A JSON-string input (Codex arguments) longer than this is not parsed. */
 export const MAX_JSON_INPUT_CHARS = 256 * 1024;
 
-const COMMAND_KEYS = ["command", "cmd"] as const;
+export const COMMAND_KEYS = ["command", "cmd"] as const;
 /** Input keys shown after the command, in this order. */
 export const TOOL_INPUT_KEYS: readonly string[] = [
   "file_path",
@@ -36,14 +38,14 @@ export const TOOL_INPUT_KEYS: readonly string[] = [
   "description",
   "subagent_type",
 ];
-/** String inputs that may carry a Codex patch. */
-const PATCH_KEYS = ["input", "patch"] as const;
+/** String inputs that may carry a Codex patch (opencode's patch tools call it `patchText`). */
+export const PATCH_KEYS = ["input", "patch", "patchText"] as const;
 
-const PATCH_BEGIN = "*** Begin Patch";
+export const PATCH_BEGIN = "*** Begin Patch";
 const PATCH_FILE_PREFIXES = ["*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: "];
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd", "cmd.exe"]);
 
-function asObject(input: unknown): Record<string, unknown> | undefined {
+export function asObject(input: unknown): Record<string, unknown> | undefined {
   if (input !== null && typeof input === "object" && !Array.isArray(input))
     return input as Record<string, unknown>;
   if (typeof input === "string" && input.length <= MAX_JSON_INPUT_CHARS) {
@@ -87,7 +89,7 @@ export function patchFileNames(patch: string): string[] {
   return files;
 }
 
-function commandText(value: unknown): string | undefined {
+export function commandText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) {
     const parts = value as string[];
@@ -163,21 +165,29 @@ const OUTPUT_TEXT_KEYS = [
 ];
 
 /** The first piece of text in a tool output (bounded walk; images and binary skipped). */
-export function firstOutputText(output: unknown, depth = 0): string | undefined {
+export function firstOutputText(output: unknown): string | undefined {
+  return outputTextBy(output, OUTPUT_TEXT_KEYS, 0);
+}
+
+/**
+ * The first non-blank text in a tool output, looking in object keys in `keys` order: at most 4
+ * levels deep and 16 items per array; objects typed as images, audio, files or binary skipped.
+ */
+export function outputTextBy(output: unknown, keys: readonly string[], depth = 0): string | undefined {
   if (typeof output === "string") return output;
   if (typeof output === "number" || typeof output === "boolean") return String(output);
   if (depth >= 4 || output === null || typeof output !== "object") return undefined;
   if (Array.isArray(output)) {
     for (let k = 0; k < Math.min(output.length, 16); k++) {
-      const text = firstOutputText(output[k], depth + 1);
+      const text = outputTextBy(output[k], keys, depth + 1);
       if (text !== undefined && /\S/.test(text)) return text;
     }
     return undefined;
   }
   const obj = output as Record<string, unknown>;
   if (typeof obj.type === "string" && /image|audio|file|binary/i.test(obj.type)) return undefined;
-  for (const key of OUTPUT_TEXT_KEYS) {
-    const text = firstOutputText(obj[key], depth + 1);
+  for (const key of keys) {
+    const text = outputTextBy(obj[key], keys, depth + 1);
     if (text !== undefined && /\S/.test(text)) return text;
   }
   return undefined;
@@ -188,6 +198,11 @@ const HEADER_LINE =
   /^(chunk id|wall time|process exited with code|exit code|original token count|total output lines|output)\b[^\n]*$/i;
 const EXIT_IN_HEADER = /^(?:process exited with code|exit code:?)\s*(-?\d+)/i;
 const SIMPLE_TAG = /<\/?[A-Za-z_][\w-]*>/g;
+
+/** One output line as an error summary shows it: simple tags blanked, cut to ERROR_LINE_MAX_CHARS. */
+export function summaryLine(line: string): string {
+  return shortValue(line.trim().replace(SIMPLE_TAG, " "), ERROR_LINE_MAX_CHARS);
+}
 
 interface OutputHead {
   firstLine: string;
@@ -210,7 +225,7 @@ export function outputHead(text: string): OutputHead {
       if (m) headerExit = Number(m[1]);
       continue;
     }
-    const line = shortValue(trimmed.replace(SIMPLE_TAG, " "), ERROR_LINE_MAX_CHARS);
+    const line = summaryLine(trimmed);
     if (line) return { firstLine: line, headerExit };
   }
   return { firstLine: "", headerExit };
@@ -223,14 +238,36 @@ export interface ToolResultInput {
   output: unknown;
 }
 
-/** The summary of a tool result ("" when nothing survives). */
-export function toolResultLine(result: ToolResultInput, mode: ProjectionMode): string {
-  const name = result.name !== undefined ? shortValue(result.name, TOOL_NAME_MAX_CHARS) : "";
+export interface ToolResultStatus {
+  isError: boolean;
+  /** The exit code given, else the one an output header reports. */
+  exit: number | undefined;
+  /** The output's first meaningful line (see outputHead). */
+  firstLine: string;
+}
+
+/** Whether a result is an error, and its exit code and first line. */
+export function toolResultStatus(result: ToolResultInput): ToolResultStatus {
   const text = firstOutputText(result.output);
   const head = text !== undefined ? outputHead(text) : { firstLine: "", headerExit: undefined };
   const exit = typeof result.exitCode === "number" ? result.exitCode : head.headerExit;
   const isError = result.isError === true || (exit !== undefined && exit !== 0);
+  return { isError, exit, firstLine: head.firstLine };
+}
+
+/**
+ * The summary line of a tool result ("" when there is none): `[error: Name exit 2 — first
+ * line]` in both modes, `[result: Name ok]` in read mode. The output itself is previewed apart
+ * (tool-preview.ts).
+ */
+export function toolResultLine(
+  result: ToolResultInput,
+  mode: ProjectionMode,
+  status: ToolResultStatus = toolResultStatus(result),
+): string {
+  const name = result.name !== undefined ? shortValue(result.name, TOOL_NAME_MAX_CHARS) : "";
+  const { isError, exit, firstLine } = status;
   if (!isError) return mode === "read" ? `[result: ${name ? `${name} ` : ""}ok]` : "";
   const what = [name, exit !== undefined ? `exit ${exit}` : ""].filter((s) => s !== "").join(" ");
-  return `[error${what ? `: ${what}` : ""}${head.firstLine ? ` — ${head.firstLine}` : ""}]`;
+  return `[error${what ? `: ${what}` : ""}${firstLine ? ` — ${firstLine}` : ""}]`;
 }

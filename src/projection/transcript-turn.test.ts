@@ -170,34 +170,33 @@ describe("projectTranscriptTurn: tool calls", () => {
 });
 
 describe("projectTranscriptTurn: tool results", () => {
-  it("an ok result is dropped in search mode and summarised in read mode", () => {
-    const t = turn("tool", [
-      { type: "tool_result", name: "Bash", exitCode: 0, output: "OUTPUT_SECRET\nmore" },
-    ]);
-    expect(search(t)).toMatchObject({ text: "", indexable: false });
-    expect(read(t).text).toBe("[result: Bash ok]");
-    const unnamed = turn("user", [
-      { type: "tool_result", output: [{ type: "text", text: "OUTPUT_SECRET" }] },
-    ]);
-    expect(read(unnamed).text).toBe("[result: ok]");
+  it("an ok result keeps a preview of its output: searchable, and after `[result: ok]` in read mode", () => {
+    const t = turn("tool", [{ type: "tool_result", name: "Bash", exitCode: 0, output: "OUTPUT_TEXT\nmore" }]);
+    expect(search(t)).toMatchObject({ text: "OUTPUT_TEXT\nmore", indexable: true });
+    expect(read(t).text).toBe("[result: Bash ok]\nOUTPUT_TEXT\nmore");
+    const unnamed = turn("user", [{ type: "tool_result", output: [{ type: "text", text: "OUTPUT_TEXT" }] }]);
+    expect(read(unnamed).text).toBe("[result: ok]\nOUTPUT_TEXT");
+    const empty = turn("tool", [{ type: "tool_result", name: "Bash", exitCode: 0, output: "  \n" }]);
+    expect(search(empty)).toMatchObject({ text: "", indexable: false });
+    expect(read(empty).text).toBe("[result: Bash ok]");
   });
 
-  it("an error becomes exit code and first line, never the rest of the output", () => {
+  it("an error becomes exit code and first line, then the rest of the output's preview", () => {
     const t = turn("tool", [
       {
         type: "tool_result",
         name: "Bash",
         exitCode: 2,
-        output: "ls: cannot access 'x': No such file\nBODY_SECRET\nmore",
+        output: "ls: cannot access 'x': No such file\nBODY\nmore",
       },
     ]);
     for (const r of [search(t), read(t)]) {
-      expect(r.text).toBe("[error: Bash exit 2 — ls: cannot access 'x': No such file]");
+      expect(r.text).toBe("[error: Bash exit 2 — ls: cannot access 'x': No such file]\nBODY\nmore");
     }
     expect(search(t).indexable).toBe(true);
   });
 
-  it("error flag without exit code; Claude tool_use_error wrapper; long first line cut", () => {
+  it("error flag without exit code; Claude tool_use_error wrapper; long first line cut, then previewed", () => {
     const r = search(
       turn("user", [
         {
@@ -205,23 +204,50 @@ describe("projectTranscriptTurn: tool results", () => {
           isError: true,
           output: [{ type: "text", text: "<tool_use_error>File does not exist.</tool_use_error>" }],
         },
-        { type: "tool_result", isError: true, output: `E${"r".repeat(1000)}\nBODY_SECRET` },
+        { type: "tool_result", isError: true, output: `E${"r".repeat(1000)}\nBODY` },
       ]),
     );
-    const [first, second] = r.text.split("\n") as [string, string];
+    const [first, second, third, fourth] = r.text.split("\n") as [string, string, string, string];
     expect(first).toBe("[error — File does not exist.]");
     expect(second.length).toBeLessThan(220);
-    expect(r.text).not.toContain("BODY_SECRET");
+    expect(third).toBe(`E${"r".repeat(1000)}`);
+    expect(fourth).toBe("BODY");
   });
 
-  it("Codex shell output: the exit code comes from the header when not given", () => {
+  it("Codex shell output: the exit code comes from the header when not given; the header is not previewed", () => {
     const output =
-      "Chunk ID: 5d5975\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 2\nOutput:\nnpm ERR! missing script: tset\nBODY_SECRET\n";
+      "Chunk ID: 5d5975\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 2\nOutput:\nnpm ERR! missing script: tset\nBODY\n";
     expect(search(turn("tool", [{ type: "tool_result", output }])).text).toBe(
-      "[error: exit 1 — npm ERR! missing script: tset]",
+      "[error: exit 1 — npm ERR! missing script: tset]\nBODY",
     );
-    const ok = "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nOUTPUT_SECRET\n";
-    expect(search(turn("tool", [{ type: "tool_result", output: ok }])).text).toBe("");
+    const ok = "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nOUTPUT_TEXT\n";
+    expect(search(turn("tool", [{ type: "tool_result", output: ok }])).text).toBe("OUTPUT_TEXT");
+    const headerOnly = "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\n";
+    expect(search(turn("tool", [{ type: "tool_result", output: headerOnly }])).text).toBe("");
+  });
+
+  it("a tool turn's text is tool output: previewed like a result", () => {
+    const t = turn("tool", [{ type: "text", text: "Exit code 0\ncompiled 12 files" }]);
+    expect(search(t)).toMatchObject({ text: "compiled 12 files", indexable: true });
+  });
+
+  it("images in an output are skipped, injected spans dropped", () => {
+    const r = search(
+      turn("tool", [
+        {
+          type: "tool_result",
+          name: "Read",
+          output: [
+            { type: "image", source: { type: "base64", data: "IMAGE_SECRET" } },
+            {
+              type: "text",
+              text: "1→export const x = 1;\n<system-reminder>REMINDER_SECRET</system-reminder>",
+            },
+          ],
+        },
+      ]),
+    );
+    expect(r.text).toBe("1→export const x = 1;");
   });
 });
 

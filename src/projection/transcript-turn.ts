@@ -1,7 +1,23 @@
 import type { TranscriptTurn } from "../core/transcript.js";
-import { boundsFor, ProjectionSink, SEARCH_PROJECTION_MAX_BYTES } from "./bounds.js";
-import { stripInjectedContext } from "./injected-context.js";
-import { toolCallLine, toolResultLine } from "./tool-summary.js";
+import { SEARCH_PROJECTION_MAX_BYTES, sinkFor } from "./bounds.js";
+import { hasCjk } from "./cjk.js";
+import { afterOrphanClose, stripInjectedContext } from "./injected-context.js";
+import {
+  dropMarkerLines,
+  omittedMarker,
+  outputContentStart,
+  previewWithin,
+  TOOL_PREVIEW_TURN_BYTES,
+  toolOutputText,
+  writtenText,
+} from "./tool-preview.js";
+import {
+  ERROR_LINE_MAX_CHARS,
+  summaryLine,
+  toolCallLine,
+  toolResultLine,
+  toolResultStatus,
+} from "./tool-summary.js";
 import type { Projection, ProjectionMode } from "./types.js";
 import { shortValue, utf8ByteLength } from "./utf8.js";
 
@@ -11,24 +27,38 @@ import { shortValue, utf8ByteLength } from "./utf8.js";
  * Blocks:
  * - text: kept. In user and system turns, injected spans (system reminders, slash-command
  *   wrappers, environment / AGENTS.md blocks...) are removed first (injected-context.ts). In a
- *   `context` turn, text is injected context (below). In a `tool` turn, text is tool output and
- *   is dropped.
+ *   `context` turn, text is injected context (below). In a `tool` turn, text is tool output:
+ *   a bounded head-and-tail preview of it is kept (tool-preview.ts), as for a tool_result.
  * - thinking: dropped.
- * - tool_call: `[tool: Name — command / paths / patterns]` (tool-summary.ts).
- * - tool_result: search mode: an error summary only; read mode: also `[result: ok]`.
+ * - tool_call: `[tool: Name — command / paths / patterns]` (tool-summary.ts). When the call is
+ *   directly followed in the same turn by its successful result (opencode keeps a tool's call
+ *   and result in one part; the Claude Code and Codex sources put a write's call in front of
+ *   its result in the `tool` turn), the content it wrote (Write / write content, Edit new
+ *   strings, a patch's added lines) is previewed after that line, head and tail only. A call
+ *   alone (the assistant's request) never shows what it would write.
+ * - tool_result: a head-and-tail preview of its output (Codex shell header dropped, injected
+ *   spans removed; the `[… N lines omitted …]` marker between head and tail in read mode
+ *   only), in both modes, after a summary line: `[error: Name exit 1 — first line]` for an
+ *   error (the preview then starts after the line it shows), and in read mode
+ *   `[result: Name ok]` for a success. All previews of a turn share TOOL_PREVIEW_TURN_BYTES,
+ *   so the turn's own text stays within the search bound.
  * - image: never indexed; read mode shows `[image: media/type]`.
  * - context: never indexed; read mode shows `[context: label]`.
  *
+ * Everything goes through one ProjectionSink, whose normalisation (control characters, base64
+ * runs, whitespace) and byte bound apply to previews as to any text; in search mode it also
+ * makes CJK characters separate tokens (cjk.ts).
+ *
  * `indexable` is false for `context` and `system` turns and for empty projections: the indexer
- * keeps those for reads but never puts them in the search index. A compaction summary is
- * high-signal text whatever the role its source gave it: its text is kept, it is indexable when
- * non-empty, and it is flagged.
+ * keeps those for reads but never puts them in the search index. A `tool` turn with a non-empty
+ * preview is indexable. A compaction summary is high-signal text whatever the role its source
+ * gave it: its text is kept, it is indexable when non-empty, and it is flagged.
  */
 export function projectTranscriptTurn(
   turn: TranscriptTurn,
   mode: ProjectionMode,
 ): Projection & { indexable: boolean; isCompactionSummary: boolean } {
-  const sink = new ProjectionSink(boundsFor(mode));
+  const sink = sinkFor(mode);
   const summary = turn.isCompactionSummary === true;
   const stripOut = {
     text: (s: string, start: number, end: number) => sink.write(s, start, end),
@@ -40,14 +70,39 @@ export function projectTranscriptTurn(
     sink.write(text);
     sink.newline();
   };
+  let budget = TOOL_PREVIEW_TURN_BYTES;
+  /**
+   * A head-and-tail preview of `text.slice(from)`; tool output loses its injected spans. The
+   * marker between head and tail is read-only (dropMarkerLines).
+   */
+  const preview = (text: string, from: number, output: boolean) => {
+    const p = previewWithin(text, from, budget);
+    if (!p) return;
+    budget -= p.bytes;
+    const piece = (s: string) => {
+      const t = mode === "search" ? dropMarkerLines(s) : s;
+      if (output) stripInjectedContext(t, stripOut);
+      else sink.write(t);
+    };
+    sink.newline();
+    piece(p.head);
+    if (p.omitted) {
+      if (mode === "read") line(omittedMarker(p.omitted));
+      else sink.newline();
+      piece(output ? p.tail.slice(afterOrphanClose(p.tail)) : p.tail);
+    }
+    sink.newline();
+  };
 
-  for (const block of turn.blocks) {
+  const blocks = turn.blocks;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
     switch (block.type) {
       case "text": {
         if (turn.role === "context" && !summary) {
           if (mode === "read") line("[context]");
         } else if (turn.role === "tool") {
-          // Tool output carried as text: never indexed or returned.
+          preview(block.text, outputContentStart(block.text), true);
         } else if (turn.role === "assistant") {
           sink.write(block.text);
         } else {
@@ -59,12 +114,27 @@ export function projectTranscriptTurn(
       }
       case "thinking":
         break;
-      case "tool_call":
+      case "tool_call": {
         line(toolCallLine(block.name, block.input));
+        const next = blocks[i + 1];
+        if (next?.type === "tool_result" && !toolResultStatus(next).isError) {
+          const written = writtenText(block.name, block.input);
+          if (written !== undefined) preview(written, 0, false);
+        }
         break;
-      case "tool_result":
-        line(toolResultLine(block, mode));
+      }
+      case "tool_result": {
+        const status = toolResultStatus(block);
+        line(toolResultLine(block, mode, status));
+        const output = toolOutputText(block.output, status.isError);
+        if (output) {
+          const from = status.isError
+            ? afterShownLine(output.text, output.from, status.firstLine)
+            : output.from;
+          preview(output.text, from, true);
+        }
         break;
+      }
       case "image":
         if (mode === "read") {
           const media = block.mediaType !== undefined ? shortValue(block.mediaType, 60) : "";
@@ -93,19 +163,32 @@ type TurnProjection = ReturnType<typeof projectTranscriptTurn>;
 
 /**
  * Both projections of a turn, in one pass when they must be equal: no block that may render
- * only in read mode (a tool result, whose `[result: ok]` is read-only; an image; an
- * injected-context label or turn) and the read text complete within the search bound, so the
- * same normaliser gives the same text. Indexing needs both for every record; most turns then
- * cost one pass instead of two.
+ * only in read mode (a tool result, whose `[result: ok]` is read-only; tool output carried as
+ * text, whose preview marker is; an image; an injected-context label or turn), the read text
+ * complete within the search bound, so the same normaliser gives the same text, and no CJK
+ * character in it (search mode separates those, cjk.ts). Indexing needs both for every record;
+ * most turns then cost one pass instead of two.
  */
 export function projectTranscriptTurnBoth(turn: TranscriptTurn): {
   search: TurnProjection;
   read: TurnProjection;
 } {
   const read = projectTranscriptTurn(turn, "read");
-  if (!read.truncated && fitsSearchBound(read.text) && !hasReadOnlyBlocks(turn))
+  if (!read.truncated && fitsSearchBound(read.text) && !hasReadOnlyBlocks(turn) && !hasCjk(read.text))
     return { search: read, read };
   return { search: projectTranscriptTurn(turn, "search"), read };
+}
+
+/**
+ * Where an error's output preview starts: after its first line when the error summary already
+ * shows that line whole, else at `from`.
+ */
+function afterShownLine(text: string, from: number, shown: string): number {
+  if (!shown || shown.endsWith("…")) return from;
+  let eol = text.indexOf("\n", from);
+  if (eol < 0) eol = text.length;
+  if (eol - from > ERROR_LINE_MAX_CHARS * 4) return from;
+  return summaryLine(text.slice(from, eol)) === shown ? eol + 1 : from;
 }
 
 /** A UTF-16 code unit is at most 3 UTF-8 bytes, so short texts need no byte count. */
@@ -120,6 +203,8 @@ function hasReadOnlyBlocks(turn: TranscriptTurn): boolean {
   for (const block of turn.blocks) {
     if (block.type === "image" || block.type === "context" || block.type === "tool_result") return true;
     if (block.type === "text" && turn.role === "context" && !summary) return true;
+    // Tool output carried as text: its preview's marker line is read-only.
+    if (block.type === "text" && turn.role === "tool") return true;
   }
   return false;
 }

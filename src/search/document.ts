@@ -1,3 +1,4 @@
+import { CJK_SEPARATOR } from "../projection/cjk.js";
 import { DocumentKind } from "../core/kinds.js";
 import { SEARCH_PROJECTION_MAX_BYTES } from "../projection/bounds.js";
 import type { Db } from "../store/open.js";
@@ -50,7 +51,8 @@ export function historyDocument(db: Db, hitId: string): HistoryDocument | undefi
     kind: doc.kind,
     agent: doc.agent,
     at: doc.at,
-    body: doc.body,
+    // The search projection separates CJK characters for the tokenizer only (projection/cjk.ts).
+    body: doc.body.replaceAll(CJK_SEPARATOR, ""),
     link: navigationLink({ ...doc, conversation }),
     message: doc.message,
     job: doc.job,

@@ -240,6 +240,118 @@ describe("parseClaudeLine: user lines", () => {
   });
 });
 
+describe("parseClaudeLine: written files (toolUseResult)", () => {
+  const adr = "# ADR 0007: pooling\n\nWe run pgbouncer in transaction mode.\n";
+  const result = (uuid: string, toolUseResult: unknown, content = "ok", isError = false) =>
+    user(uuid, [{ type: "tool_result", tool_use_id: `toolu_${uuid}`, content, is_error: isError }], {
+      toolUseResult,
+    });
+  const search = (r: ClaudeTurnRecord) => projectTranscriptTurn(r.turn, "search").text;
+
+  it("a Write's content is previewed in its tool record, behind the call that wrote it", () => {
+    const r = turn(
+      parseClaudeLine(
+        result(
+          "w1",
+          { type: "create", filePath: "/repo/docs/adr/0007.md", content: adr, structuredPatch: [] },
+          "File created successfully at: /repo/docs/adr/0007.md",
+        ),
+      ),
+    );
+    expect(r.turn.role).toBe("tool");
+    expect(r.toolResultIds).toEqual(["toolu_w1"]);
+    expect(r.turn.blocks).toEqual([
+      { type: "tool_call", name: "Write", input: { file_path: "/repo/docs/adr/0007.md", content: adr } },
+      { type: "tool_result", output: "File created successfully at: /repo/docs/adr/0007.md" },
+    ]);
+    const text = search(r);
+    expect(text).toContain("pgbouncer");
+    expect(text.startsWith("[tool: Write — /repo/docs/adr/0007.md]\n# ADR 0007: pooling")).toBe(true);
+    expect(projectTranscriptTurn(r.turn, "search").indexable).toBe(true);
+  });
+
+  it("Edit and MultiEdit: new strings only, never the original file or old strings", () => {
+    const edit = turn(
+      parseClaudeLine(
+        result("e1", {
+          filePath: "/repo/src/db.ts",
+          oldString: "OLD_STRING_SECRET",
+          newString: "const pool = createPool({ mode: 'pgbouncer' });",
+          originalFile: "ORIGINAL_FILE_SECRET",
+          structuredPatch: [],
+        }),
+      ),
+    );
+    expect(edit.turn.blocks[0]).toEqual({
+      type: "tool_call",
+      name: "Edit",
+      input: { file_path: "/repo/src/db.ts", new_string: "const pool = createPool({ mode: 'pgbouncer' });" },
+    });
+    const multi = turn(
+      parseClaudeLine(
+        result("m1", {
+          filePath: "/repo/src/db.ts",
+          edits: [
+            { old_string: "OLD_STRING_SECRET", new_string: "first replacement", replace_all: false },
+            { old_string: "OLD_STRING_SECRET", new_string: "second replacement" },
+          ],
+          originalFileContents: "ORIGINAL_FILE_SECRET",
+        }),
+      ),
+    );
+    for (const r of [edit, multi]) {
+      for (const mode of ["search", "read"] as const) {
+        expect(projectTranscriptTurn(r.turn, mode).text).not.toMatch(
+          /OLD_STRING_SECRET|ORIGINAL_FILE_SECRET/,
+        );
+      }
+    }
+    expect(search(edit)).toContain("pgbouncer");
+    expect(search(multi)).toContain("first replacement\nsecond replacement");
+  });
+
+  it("adds nothing for a failed write, a Read, or a line with several results", () => {
+    const failed = turn(
+      parseClaudeLine(result("f1", { type: "create", filePath: "/a", content: adr }, "denied", true)),
+    );
+    expect(failed.turn.blocks.map((b) => b.type)).toEqual(["tool_result"]);
+    const readResult = turn(
+      parseClaudeLine(result("r1", { type: "text", file: { filePath: "/a", content: adr } }, "1→x")),
+    );
+    expect(readResult.turn.blocks.map((b) => b.type)).toEqual(["tool_result"]);
+    const two = turn(
+      parseClaudeLine(
+        user(
+          "two",
+          [
+            { type: "tool_result", tool_use_id: "t1", content: "ok" },
+            { type: "tool_result", tool_use_id: "t2", content: "ok" },
+          ],
+          { toolUseResult: { type: "create", filePath: "/a", content: adr } },
+        ),
+      ),
+    );
+    expect(two.turn.blocks.map((b) => b.type)).toEqual(["tool_result", "tool_result"]);
+  });
+
+  it("the merger still names the result from its tool_use", () => {
+    const out = mergeClaudeRecords([
+      parseClaudeLine(
+        assistant("a-w", [
+          { type: "tool_use", id: "toolu_w2", name: "Write", input: { file_path: "/a", content: adr } },
+        ]),
+      ),
+      parseClaudeLine(result("w2", { type: "create", filePath: "/a", content: adr })),
+    ]);
+    const tool = out.map(turn).find((r) => r.turn.role === "tool")!;
+    expect(tool.turn.blocks[1]).toMatchObject({ type: "tool_result", name: "Write" });
+    // The assistant's own record shows the call, never the content.
+    const call = out.map(turn).find((r) => r.turn.role === "assistant")!;
+    expect(search(call)).toBe("[tool: Write — /a]");
+    expect(search(tool)).toContain("pgbouncer");
+  });
+});
+
 describe("parseClaudeLine: assistant lines", () => {
   it("maps text, thinking, tool_use and server tools; drops redacted thinking and signatures", () => {
     const r = turn(

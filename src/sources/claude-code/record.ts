@@ -5,7 +5,10 @@
  *
  * Mapping, per transcript-formats.md §1:
  * - `user` lines: typed prompts are role "user"; lines answering tool calls are role "tool",
- *   or "user" when the person typed text beside the results;
+ *   or "user" when the person typed text beside the results; a line answering a file write
+ *   (its `toolUseResult` holds the written content) starts with the call that wrote it
+ *   (`Write` / `Edit` / `MultiEdit`, path and written text only), so the written content is
+ *   previewed in the tool record;
  *   `isMeta` lines and text that is only `<system-reminder>`, `<command-*>`,
  *   `<local-command-*>` or `<bash-*>` spans are role "context"; `isCompactSummary` lines are
  *   role "system" with `isCompactionSummary`. Reminder spans inside a real prompt become
@@ -273,6 +276,7 @@ function mapUser(record: JsonObject): Mapped | string {
     }
   }
   if (blocks.length === 0) return "empty";
+  if (toolResultIds.length === 1) addWrittenCall(record["toolUseResult"], blocks);
 
   const isMeta = bool(record["isMeta"]) === true;
   let role: TranscriptTurn["role"];
@@ -291,6 +295,37 @@ function mapUser(record: JsonObject): Mapped | string {
     role = blocks.some((b) => b.type === "text" || b.type === "image") ? "user" : "context";
   }
   return { turn: { role, blocks, isCompactionSummary: false }, toolResultIds };
+}
+
+/**
+ * A tool-result line of a file write carries what was written in its `toolUseResult`: Write
+ * `{type: "create" | "update", filePath, content}`, Edit `{filePath, newString}`, MultiEdit
+ * `{filePath, edits[{new_string}]}` (original file contents and old strings are never read).
+ * That goes in front of the (successful) result as the call that wrote it, `Write` / `Edit` /
+ * `MultiEdit` with `file_path` and the written text only, so the projection previews the
+ * written content in this `tool` record (projection/transcript-turn.ts).
+ */
+function addWrittenCall(result: unknown, blocks: TranscriptBlock[]): void {
+  if (!isRecord(result)) return;
+  const filePath = str(result["filePath"]);
+  if (!filePath) return;
+  const at = blocks.findIndex((b) => b.type === "tool_result");
+  const target = blocks[at];
+  if (target?.type !== "tool_result" || target.isError === true) return;
+  const type = str(result["type"]);
+  let name: string | undefined;
+  let input: Record<string, unknown> = { file_path: filePath };
+  if (Array.isArray(result["edits"])) {
+    const edits = arr(result["edits"]).flatMap((e) =>
+      isRecord(e) && typeof e["new_string"] === "string" ? [{ new_string: e["new_string"] }] : [],
+    );
+    if (edits.length > 0) [name, input] = ["MultiEdit", { ...input, edits }];
+  } else if (typeof result["newString"] === "string") {
+    [name, input] = ["Edit", { ...input, new_string: result["newString"] }];
+  } else if ((type === "create" || type === "update") && typeof result["content"] === "string") {
+    [name, input] = ["Write", { ...input, content: result["content"] }];
+  }
+  if (name) blocks.splice(at, 0, { type: "tool_call", name, input: scrubBinary(input) });
 }
 
 function imageBlock(mediaType: string | undefined): TranscriptBlock {

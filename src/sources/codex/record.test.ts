@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { TranscriptTurn } from "../../core/transcript.js";
+import { projectTranscriptTurn } from "../../projection/index.js";
 import {
   codexThreadIdFromPath,
   createCodexRolloutParser,
@@ -592,5 +593,106 @@ describe("fork replay", () => {
     ]);
     expect(records.some((r) => r.type === "replay" || ("provisional" in r && r.provisional))).toBe(false);
     expect(turns.filter((t) => t.turn.role === "user")).toHaveLength(2);
+  });
+});
+
+describe("written content (apply_patch)", () => {
+  const patch = [
+    "*** Begin Patch",
+    "*** Add File: docs/adr/0007.md",
+    "+# ADR 0007: pooling",
+    "+We run pgbouncer in transaction mode.",
+    "*** Update File: src/db.ts",
+    "@@",
+    " CONTEXT_SECRET",
+    "-REMOVED_SECRET",
+    "+const pool = createPool();",
+    "*** End Patch",
+  ].join("\n");
+  const call = (callId: string, input = patch) =>
+    l("response_item", {
+      type: "custom_tool_call",
+      name: "apply_patch",
+      input,
+      call_id: callId,
+      status: "completed",
+    });
+  const output = (callId: string) =>
+    l("response_item", {
+      type: "custom_tool_call_output",
+      call_id: callId,
+      output: "Success. Updated the following files:\nA docs/adr/0007.md\nM src/db.ts\n",
+    });
+  const search = (t: CodexTurnRecord) => projectTranscriptTurn(t.turn, "search").text;
+
+  it("the result's tool record starts with the call, carrying a preview of the added lines", () => {
+    const { turns } = run([call("p1"), output("p1")]);
+    expect(turns.map(summary)).toEqual([
+      "assistant:response_item:custom_tool_call",
+      "tool:response_item:custom_tool_call_output",
+    ]);
+    expect(turns[1]!.turn.blocks[0]).toEqual({
+      type: "tool_call",
+      name: "apply_patch",
+      input: {
+        path: "docs/adr/0007.md, src/db.ts",
+        content: "# ADR 0007: pooling\nWe run pgbouncer in transaction mode.\nconst pool = createPool();",
+      },
+    });
+    const text = search(turns[1]!);
+    expect(text).toContain("pgbouncer");
+    expect(text).toContain("[tool: apply_patch — docs/adr/0007.md, src/db.ts]");
+    expect(text).toContain("Success. Updated the following files:");
+    expect(text).not.toMatch(/REMOVED_SECRET|CONTEXT_SECRET/);
+    // The assistant's record keeps only the call line.
+    expect(search(turns[0]!)).toBe("[tool: apply_patch — docs/adr/0007.md, src/db.ts]");
+  });
+
+  it("the state carries a bounded preview from the call's read batch to the result's", () => {
+    const big = [
+      "*** Begin Patch",
+      "*** Add File: build.log",
+      ...Array.from({ length: 5000 }, (_, i) => `+generated line ${String(i).padStart(5, "0")}`),
+      "*** End Patch",
+    ].join("\n");
+    const parser = createCodexRolloutParser(THREAD);
+    parser.push(call("p2", big));
+    const state = parser.snapshot();
+    expect(JSON.stringify(state.writes).length).toBeLessThan(4 * 1024);
+    const resumed = createCodexRolloutParser(THREAD, state);
+    const records = [...resumed.push(output("p2")), ...resumed.flush()];
+    const tool = records.find((r): r is CodexTurnRecord => r.type === "turn" && r.turn.role === "tool")!;
+    const text = search(tool);
+    expect(text).toContain("generated line 00010");
+    expect(text).toContain("generated line 04999");
+    expect(text).not.toContain("generated line 02500");
+    expect(projectTranscriptTurn(tool.turn, "read").text).toMatch(/\[… \d+ lines omitted …\]/);
+    expect(resumed.snapshot().writes).toEqual([]);
+  });
+
+  it("a patch run through a shell command, and the CommandExecution that carries it", () => {
+    const { turns } = run([
+      l("response_item", {
+        type: "function_call",
+        name: "shell",
+        arguments: JSON.stringify({ command: ["apply_patch", patch] }),
+        call_id: "s1",
+      }),
+      l("response_item", { type: "function_call_output", call_id: "s1", output: "Done!" }),
+    ]);
+    expect(search(turns[1]!)).toContain("pgbouncer");
+  });
+
+  it("a call that writes nothing adds nothing to its result", () => {
+    const { turns } = run([
+      l("response_item", {
+        type: "function_call",
+        name: "exec_command",
+        arguments: '{"cmd":"ls"}',
+        call_id: "n1",
+      }),
+      l("response_item", { type: "function_call_output", call_id: "n1", output: "a.txt\n" }),
+    ]);
+    expect(turns[1]!.turn.blocks.map((b) => b.type)).toEqual(["tool_result"]);
   });
 });

@@ -28,6 +28,10 @@
  *   call id yields one tool_call and one tool_result, whichever layer comes first; later
  *   copies are skipped as "duplicate-call"/"duplicate-result". Other event tool echoes
  *   (patch_apply_end, mcp_tool_call_end, McpToolCall, FileChange, …) are skipped.
+ * - **Written content**: a write-like call (apply_patch, wherever its patch sits) is remembered,
+ *   reduced to a bounded head-and-tail preview of what it writes (the patch's added lines), until
+ *   its result arrives; the result's tool turn then starts with a tool_call block carrying that
+ *   preview (`{path, content}`), so the written words are searchable in the `tool` record.
  * - **Reasoning** comes from response_item `reasoning` only (summary and content text;
  *   `encrypted_content` is never kept); `agent_reasoning`/Reasoning events are skipped.
  * - `compacted` yields a compaction-summary turn from `message` only, never from
@@ -67,6 +71,8 @@ import { parseDataUrl, scrubBinary } from "../shared/binary.js";
 import { leadingTag } from "../shared/injected.js";
 import { parseExitCode, splitContentItems } from "../shared/tool-output.js";
 import { RecentMap, RecentSet } from "../shared/bounded.js";
+import { patchFileNames } from "../../projection/tool-summary.js";
+import { patchIn, writtenPreviewText } from "../../projection/tool-preview.js";
 
 export interface CodexSessionMeta {
   threadId: string;
@@ -147,6 +153,15 @@ export type CodexRecord =
 
 type Kind = "user" | "assistant";
 
+/** What a write-like call writes, as the tool turn of its result shows it. */
+export interface CodexWrite {
+  name: string;
+  /** The patched files, or the written path. */
+  path?: string;
+  /** A bounded head-and-tail preview (projection/tool-preview.ts), never the whole content. */
+  content: string;
+}
+
 interface Pending {
   kind: Kind;
   record: CodexTurnRecord;
@@ -169,6 +184,8 @@ export interface CodexParserState {
   released: { user: string[]; assistant: string[] };
   calls: string[];
   callNames: [string, string][];
+  /** Bounded previews of what pending write-like calls write, by call id (see "Written content"). */
+  writes?: [string, CodexWrite][];
   skipped: Record<string, number>;
   lines: number;
   turns: number;
@@ -189,6 +206,8 @@ export interface CodexRolloutParser {
 const QUIET_LINE_LIMIT = 32;
 const RELEASED_MEMORY = 16;
 const CALL_MEMORY = 4096;
+/** Pending write previews kept (each at most ~3 KiB): a call's result normally follows it at once. */
+const WRITE_MEMORY = 8;
 const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\.jsonl)?(?:\.zst)?$/i;
 const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -255,6 +274,7 @@ export function createCodexRolloutParser(
   const state: CodexParserState = resume ? structuredClone(resume) : initialCodexState(threadIdFromFileName);
   const calls = new RecentSet(CALL_MEMORY, state.calls);
   const callNames = new RecentMap<string>(CALL_MEMORY, state.callNames);
+  const writes = new RecentMap<CodexWrite>(WRITE_MEMORY, state.writes ?? []);
   const released = {
     user: new RecentSet(RELEASED_MEMORY, state.released.user),
     assistant: new RecentSet(RELEASED_MEMORY, state.released.assistant),
@@ -483,6 +503,8 @@ export function createCodexRolloutParser(
       if (calls.has(`call:${callId}`)) return emit([countSkip("duplicate-call")]);
       calls.add(`call:${callId}`);
       callNames.set(callId, name);
+      const written = codexWrite(name, input);
+      if (written) writes.set(callId, written);
     }
     const turn = assistantTurn([{ type: "tool_call", name, input }]);
     return emit([turnRecord(line, layer, item, turn, ids(itemId, callId))]);
@@ -496,11 +518,17 @@ export function createCodexRolloutParser(
     callId: string | undefined,
     itemId: string | undefined,
   ): CodexRecord[] => {
+    let blocks = block;
     if (callId) {
       if (calls.has(`result:${callId}`)) return emit([countSkip("duplicate-result")]);
       calls.add(`result:${callId}`);
+      const written = writes.get(callId);
+      if (written) {
+        writes.delete(callId);
+        blocks = [writtenCall(written), ...block];
+      }
     }
-    const turn: TranscriptTurn = { role: "tool", blocks: block, isCompactionSummary: false };
+    const turn: TranscriptTurn = { role: "tool", blocks, isCompactionSummary: false };
     return emit([turnRecord(line, layer, item, turn, ids(itemId, callId))]);
   };
 
@@ -769,6 +797,7 @@ export function createCodexRolloutParser(
   const sync = (): void => {
     state.calls = calls.toJSON();
     state.callNames = callNames.toJSON();
+    state.writes = writes.toJSON();
     state.released = { user: released.user.toJSON(), assistant: released.assistant.toJSON() };
   };
 
@@ -886,6 +915,36 @@ function mediaTypeFromExtension(url: string): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * What a write-like call writes (an apply_patch's added lines, wherever the patch sits, or a
+ * write tool's content), reduced at once to its bounded preview: the parser's state carries it
+ * from the call's line to its result's, and the state is checkpointed.
+ */
+function codexWrite(name: string, input: unknown): CodexWrite | undefined {
+  const patch = patchIn(input);
+  const content = writtenPreviewText(name, patch ?? input);
+  if (content === undefined) return undefined;
+  if (patch !== undefined) {
+    const files = patchFileNames(patch);
+    return { name: "apply_patch", ...(files.length > 0 ? { path: files.join(", ") } : {}), content };
+  }
+  const fields = isRecord(input) ? input : {};
+  const path = str(fields["path"]) ?? str(fields["file_path"]) ?? str(fields["filePath"]);
+  return { name, ...(path ? { path } : {}), content };
+}
+
+/**
+ * The call a result's tool turn starts with when the call wrote content: the projection
+ * previews that content there, beside the result (projection/transcript-turn.ts).
+ */
+function writtenCall(write: CodexWrite): TranscriptBlock {
+  return {
+    type: "tool_call",
+    name: write.name,
+    input: { ...(write.path ? { path: write.path } : {}), content: write.content },
+  };
 }
 
 function toolName(type: string, payload: JsonObject): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { TranscriptTurn } from "../../core/transcript.js";
+import { projectTranscriptTurn } from "../../projection/index.js";
 import {
   mapOpencodeSessionRow,
   mapOpencodeStorageMessage,
@@ -481,5 +482,76 @@ describe("robustness", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("tool output and written content (projected in the message's own record)", () => {
+  const adr = "# ADR 0007: pooling\n\nWe run pgbouncer in transaction mode.\n";
+
+  it("v2: a write's content and a tool's output are searchable; a failed edit's new text is not", () => {
+    const r = turn(
+      mapOpencodeV2Message(
+        v2Row("msg_w", "assistant", {
+          content: [
+            { type: "text", id: "t1", text: "Writing the ADR." },
+            {
+              type: "tool",
+              id: "call_w",
+              name: "write",
+              state: {
+                status: "completed",
+                input: { filePath: "/p/docs/adr/0007.md", content: adr },
+                content: [{ type: "text", text: "Wrote file successfully." }],
+              },
+            },
+            {
+              type: "tool",
+              id: "call_e",
+              name: "edit",
+              state: {
+                status: "error",
+                input: { filePath: "/p/a.ts", oldString: "a", newString: "FAILED_EDIT_TEXT" },
+                error: { type: "tool.execution", message: "oldString not found" },
+              },
+            },
+          ],
+        }),
+      ),
+    );
+    expect(r.turn.role).toBe("assistant");
+    const search = projectTranscriptTurn(r.turn, "search").text;
+    expect(search).toContain("Writing the ADR.");
+    expect(search).toContain("[tool: write — /p/docs/adr/0007.md]\n# ADR 0007: pooling");
+    expect(search).toContain("pgbouncer");
+    expect(search).toContain("Wrote file successfully.");
+    expect(search).not.toContain("FAILED_EDIT_TEXT");
+    expect(search).toContain("[error: edit — oldString not found]");
+  });
+
+  it("v1: a tool part's input and output", () => {
+    const r = turn(
+      mapOpencodeV1Message(v1Message("msg_v1w", { role: "assistant", time: { created: 1 } }), [
+        part("prt_1", {
+          type: "tool",
+          callID: "c1",
+          tool: "write",
+          state: {
+            status: "completed",
+            input: { filePath: "/p/adr.md", content: adr },
+            output: "",
+            title: "adr.md",
+          },
+        }),
+        part("prt_2", {
+          type: "tool",
+          callID: "c2",
+          tool: "bash",
+          state: { status: "completed", input: { command: "npm test" }, output: "Tests: 42 passed\n" },
+        }),
+      ]),
+    );
+    const search = projectTranscriptTurn(r.turn, "search").text;
+    expect(search).toContain("pgbouncer");
+    expect(search).toContain("Tests: 42 passed");
   });
 });

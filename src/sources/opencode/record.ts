@@ -4,7 +4,9 @@
  *
  * - v1 (1.2–1.x SQLite `message` + `part`, and pre-1.2 `storage/` JSON): one message and its
  *   parts make one turn; the role is `data.role`. Parts: text (synthetic/ignored → context),
- *   reasoning → thinking, tool → tool_call + tool_result, file → image (data: URLs are never
+ *   reasoning → thinking, tool → tool_call + tool_result (adjacent, in the message's own turn:
+ *   the projection previews the output there, and what a write/edit/patch call wrote, since
+ *   opencode keeps a tool's input and output in one part), file → image (data: URLs are never
  *   kept) or a context note naming the file, patch/subtask → tool_call, compaction marker and
  *   step-start/step-finish/snapshot/agent/retry → nothing. An assistant message with
  *   `summary: true` is a compaction summary.
