@@ -129,6 +129,9 @@ const HIT_FIELDS = [
   "cursor",
   "conversation",
   "project",
+  // Issue #29 names these two additive fields.
+  "role",
+  "title",
 ];
 
 function harness(engine: "fts5" | "plain") {

@@ -1,6 +1,9 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { systemClock } from "../core/clock.js";
 import { ConfigSchema } from "../config/schema.js";
 import { DYAD_DDL } from "../demo/index.js";
@@ -11,7 +14,7 @@ import { createSources } from "../sources/registry.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { openDatabase } from "../store/open.js";
 import { runTool } from "../tools/run.js";
-import { createSearchHistoryTool, type SearchHistoryOutput } from "../tools/search-history.js";
+import type { SearchHistoryOutput } from "../tools/search-history.js";
 import type { SearchChatsOutput } from "../tools/search-chats.js";
 import { scratchDir } from "./corpus.js";
 import { fig, median, round, timeAsync, type Figure } from "./measure.js";
@@ -21,8 +24,8 @@ import { fig, median, round, timeAsync, type Figure } from "./measure.js";
  * indexed on its own through the normal ingestion paths — as a Dyad-shaped chat database (one
  * chat per session titled with its date, one message per turn "Speaker: text" plus any image
  * caption, speaker_a as the user) searched with search_chats, and as Claude Code transcripts (one
- * session file per LoCoMo session) searched with search_history — and every question is asked
- * verbatim. Nothing from the data set is written outside the scratch folder.
+ * session file per LoCoMo session) searched with search_history through a real `recall mcp`
+ * process — and every question is asked verbatim. Nothing from the data set is written outside the scratch folder.
  */
 
 interface Turn {
@@ -188,6 +191,8 @@ async function chatSurface(
   };
 }
 
+const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+
 const uuidOf = (seed: string) => {
   const h = createHash("sha256").update(seed).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -197,7 +202,7 @@ const uuidOf = (seed: string) => {
 async function historySurface(
   conv: Conversation,
   dir: string,
-): Promise<{ ask: (q: string) => Promise<Retrieval>; close: () => void }> {
+): Promise<{ ask: (q: string) => Promise<Retrieval>; close: () => Promise<void> }> {
   const home = path.join(dir, "home");
   const cwd = `/locomo/conversation-${conv.name}`;
   const projectDir = path.join(home, ".claude", "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
@@ -243,26 +248,49 @@ async function historySurface(
       lines.push(JSON.stringify(line));
       parent = uuid;
     });
-    lines.push(JSON.stringify({ type: "custom-title", sessionId, customTitle: s.date }));
+    // The session's title (its date, as the chat surface's chat title) comes first, so it is
+    // known when the turns are indexed: a transcript's later title lines rename the conversation
+    // but never rewrite documents already written (indexer/ingest.ts).
+    lines.unshift(JSON.stringify({ type: "custom-title", sessionId, customTitle: s.date }));
     writeFileSync(path.join(projectDir, `${sessionId}.jsonl`), `${lines.join("\n")}\n`);
   }
-  const store = await openHistoryStore({
-    home: path.join(dir, "recall"),
-    projectionVersion: PROJECTION_VERSION,
-  });
+  const recallHome = path.join(dir, "recall");
+  const store = await openHistoryStore({ home: recallHome, projectionVersion: PROJECTION_VERSION });
   const sources = createSources(
     { HOME: home, XDG_DATA_HOME: path.join(home, ".local", "share") },
     ConfigSchema.parse({ sources: { codex: false, opencode: false } }),
   );
   backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: systemClock });
   for (const s of sources) s.close?.();
-  const search = createSearchHistoryTool(store.db, store.engine);
+  store.close();
+  // Questions go to a real `recall mcp` over stdio, as an agent asks them; its broker finds the
+  // files already indexed.
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp"],
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      XDG_DATA_HOME: path.join(home, ".local", "share"),
+      XDG_CONFIG_HOME: path.join(home, ".config"),
+      RECALL_HOME: recallHome,
+    },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "recall-bench-locomo", version: "1.0.0" });
+  await client.connect(transport);
   return {
     async ask(question) {
-      const { ms, value } = await timeAsync(
-        async () =>
-          JSON.parse(await runTool(search, { query: question, limit: 10 }, {})) as SearchHistoryOutput,
-      );
+      const { ms, value } = await timeAsync(async () => {
+        const result = await client.callTool({
+          name: "search_history",
+          arguments: { query: question, limit: 10 },
+        });
+        const text = (result.content as { type: string; text?: string }[])[0]?.text ?? "";
+        if (result.isError) throw new Error(`search_history failed: ${text.slice(0, 200)}`);
+        return JSON.parse(text) as SearchHistoryOutput;
+      });
       const sessions: number[] = [];
       for (const h of value.hits) {
         const n = sessionOf.get(h.session ?? "") ?? -1;
@@ -274,7 +302,7 @@ async function historySurface(
         turns: value.hits.map((h) => diaOfUuid.get(h.id.split(":").at(-1) ?? "") ?? ""),
       };
     },
-    close: () => store.close(),
+    close: () => client.close().catch(() => {}),
   };
 }
 
@@ -365,7 +393,7 @@ export async function benchLocomo(
         }
       }
       chat.close();
-      hist.close();
+      await hist.close();
     } finally {
       scratch.cleanup();
     }

@@ -1,3 +1,4 @@
+import { CJK_SEPARATOR } from "../projection/cjk.js";
 import type { Db } from "../store/open.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 import { containsPhrase, foldedTokens } from "./bm25.js";
@@ -84,6 +85,8 @@ export function rankChatCandidates(db: Db, tokens: readonly string[], scope: Cha
     if (!d) continue;
     candidates.push({
       ...d,
+      // Titles are searched with CJK characters separated (projection/cjk.ts), shown as written.
+      title: d.title.replaceAll(CJK_SEPARATOR, ""),
       at: r.at,
       score: r.score,
       isCompactionSummary: d.isCompactionSummary === 1,
@@ -145,7 +148,9 @@ export function phraseMatches(
 
 /** The terms excerpts centre on: the query tokens and their prefix terms. */
 export function chatExcerptTerms(tokens: readonly string[]): string[] {
-  return [...new Set([...tokens, ...chatSearchTerms(tokens)])];
+  // A CJK phrase term ("検 索") centres on its characters, the tokens excerpts see.
+  const words = tokens.flatMap((t) => t.split(" "));
+  return [...new Set([...words, ...chatSearchTerms(tokens)])];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { CJK_SEPARATOR, hasCjk } from "../projection/cjk.js";
 import { foldForMatching } from "./bm25.js";
 
 /**
@@ -13,6 +14,9 @@ import { foldForMatching } from "./bm25.js";
 
 const TOKEN = /[a-z0-9\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const ELLIPSIS = "…";
+
+/** CJK characters an excerpt window counts as one word (a Japanese or Chinese word is 2–4 characters). */
+export const CJK_WORD_TOKENS = 3;
 
 /** An excerpt's maximum length in code points, ellipses included (at least 3). */
 export const EXCERPT_MAX_CHARS = 240;
@@ -165,7 +169,11 @@ export function excerpt(
   size: number,
   maxChars = EXCERPT_MAX_CHARS,
 ): string {
-  return excerptOf(text, terms, size, maxChars, false, false);
+  // The search projection makes each CJK character a token (projection/cjk.ts): a window of
+  // `size` tokens would show a few characters of a CJK sentence, so it counts CJK_WORD_TOKENS
+  // characters as one word (maxChars still bounds it); the separators are not shown.
+  const tokens = hasCjk(text) ? size * CJK_WORD_TOKENS : size;
+  return excerptOf(text, terms, tokens, maxChars, false, false).replaceAll(CJK_SEPARATOR, "");
 }
 
 /**

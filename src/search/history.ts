@@ -1,14 +1,18 @@
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
 import { searchFts5 } from "./engines/fts5.js";
-import { searchPlain } from "./engines/plain.js";
+import { searchPlain, excerptAround, substrings } from "./engines/plain.js";
 import type { EngineSearch, RankedDocument } from "./engines/types.js";
+import { CJK_SEPARATOR } from "../projection/cjk.js";
+import { foldedTokens } from "./bm25.js";
+import { excerpt } from "./excerpt.js";
 import type { DocumentFilters } from "./filters.js";
+import { compileHistoryQuery, type HistoryQuery } from "./history-query.js";
+import { orderPass } from "./history-rank.js";
 import { navigationLink, sourceLink } from "./links.js";
-import { queryTokens } from "./query.js";
-import { boundSnippet } from "./snippet.js";
+import { boundSnippet, SNIPPET_MAX_CHARS } from "./snippet.js";
 
-/** search_history reads at most 32 tokens; later ones are ignored, not an error. */
+/** search_history reads at most 32 terms; later ones are ignored, not an error. */
 export const MAX_QUERY_TOKENS = 32;
 
 /**
@@ -37,6 +41,10 @@ export interface HistoryHit {
   cursor: string | null;
   conversation: string | null;
   project: string | null;
+  /** Who wrote it: user, assistant, tool (a tool output or written file's preview), or a bridge kind's role. */
+  role: string;
+  /** The conversation's title, or null. */
+  title: string | null;
   /** Present (true) on hits found by the OR-relaxed pass after the strict AND pass. */
   relaxed?: true;
   /** Present (true) on hits from sessions written to in the last 10 minutes. */
@@ -48,7 +56,17 @@ export interface HistorySearchResult {
   hits: HistoryHit[];
 }
 
-export function runEngine(db: Db, engine: Engine, request: EngineSearch): RankedDocument[] {
+/**
+ * Candidates each pass ranks before ordering them by phrase, exact form, role and conversation
+ * (history-rank.ts): a window wider than `limit`, so a conversation's second match and a turn
+ * ranked just below tool output are seen. Measured by `npm run bench` (LoCoMo, 1M latency).
+ */
+export const STRICT_WINDOW = 30;
+export const RELAXED_WINDOW = 100;
+/** Snippet length in tokens around the matches (then bounded to 320 characters). */
+export const SNIPPET_TOKENS = 48;
+
+function runEngine(db: Db, engine: Engine, request: EngineSearch): RankedDocument[] {
   return engine === "fts5" ? searchFts5(db, request) : searchPlain(db, request);
 }
 
@@ -67,13 +85,25 @@ function hasParticipants(db: Db): boolean {
   return has;
 }
 
-function toHit(doc: RankedDocument, relaxed: boolean): HistoryHit {
+/** The projection separates CJK characters with U+200B for the tokenizer (projection/cjk.ts); text shown drops it. */
+const shown = (text: string) => text.replaceAll(CJK_SEPARATOR, "");
+
+function snippetOf(doc: RankedDocument, engine: Engine, query: HistoryQuery): string {
+  const exact = query.units.flatMap((u) => u.exact);
+  const text =
+    engine === "fts5"
+      ? excerpt(doc.body, [...new Set([...exact, ...query.terms])], SNIPPET_TOKENS, SNIPPET_MAX_CHARS)
+      : excerptAround(doc.body, substrings(query.terms));
+  return boundSnippet(shown(text));
+}
+
+function toHit(doc: RankedDocument, relaxed: boolean, snippet: string): HistoryHit {
   const hit: HistoryHit = {
     id: doc.hitId,
     kind: doc.kind,
     agent: doc.agent,
     at: doc.at,
-    snippet: boundSnippet(doc.snippet),
+    snippet,
     link: navigationLink({ ...doc, id: doc.hitId }),
     sourceLink: sourceLink(doc.hitId),
     message: doc.message,
@@ -83,14 +113,31 @@ function toHit(doc: RankedDocument, relaxed: boolean): HistoryHit {
     cursor: doc.cursor,
     conversation: doc.conversation,
     project: doc.project,
+    role: doc.role,
+    title: doc.conversationTitle ?? (doc.title === "" ? null : shown(doc.title)),
   };
   if (relaxed) hit.relaxed = true;
   return hit;
 }
 
+/** One pass's documents in search_history's order (history-rank.ts). */
+function ordered(docs: readonly RankedDocument[], query: HistoryQuery, relaxed: boolean): RankedDocument[] {
+  const byId = new Map(docs.map((d) => [d.id, d]));
+  const candidates = docs.map((d) => ({
+    id: d.id,
+    at: d.at,
+    score: d.score,
+    conversation: d.conversation,
+    role: d.role,
+    tokens: foldedTokens(`${d.title}\n${d.body}`),
+  }));
+  return orderPass(candidates, query.units, relaxed).map((c) => byId.get(c.id)!);
+}
+
 /**
- * Strict AND over the query's tokens first; when that yields fewer than `limit` hits, OR-relaxed
- * hits follow, each marked relaxed, so natural-language questions still find something.
+ * Strict AND over the query's terms first; when that yields fewer than `limit` hits, OR-relaxed
+ * hits follow, each marked relaxed, so natural-language questions still find something. Each
+ * pass ranks a window of candidates by bm25 and orders it as history-rank.ts says.
  */
 export function searchHistory(
   db: Db,
@@ -99,20 +146,27 @@ export function searchHistory(
   filters: DocumentFilters,
   limit: number,
 ): HistorySearchResult {
-  const tokens = queryTokens(query, MAX_QUERY_TOKENS);
+  const compiled = compileHistoryQuery(query, MAX_QUERY_TOKENS);
+  const { terms, units } = compiled;
   if (filters.sessions !== undefined && !hasParticipants(db)) filters = { ...filters, participants: false };
-  const strict = runEngine(db, engine, { tokens, match: "all", filters, limit });
-  const hits = strict.map((d) => toHit(d, false));
-  if (hits.length < limit && tokens.length > 1) {
+  const window = (n: number) => (engine === "fts5" ? Math.max(limit, n) : limit);
+  const strict = runEngine(db, engine, { terms, match: "all", filters, limit: window(STRICT_WINDOW) });
+  const chosen = (engine === "fts5" ? ordered(strict, compiled, false) : strict).slice(0, limit);
+  const hits = chosen.map((d) => toHit(d, false, snippetOf(d, engine, compiled)));
+  if (hits.length < limit && units.length > 1) {
     const relaxed = runEngine(db, engine, {
-      tokens,
+      terms,
       match: "any",
       filters,
-      limit: limit - hits.length,
+      limit: window(RELAXED_WINDOW),
       excludeIds: strict.map((d) => d.id),
       maxScored: RELAXED_MAX_SCORED,
     });
-    hits.push(...relaxed.map((d) => toHit(d, true)));
+    const more = (engine === "fts5" ? ordered(relaxed, compiled, true) : relaxed).slice(
+      0,
+      limit - hits.length,
+    );
+    hits.push(...more.map((d) => toHit(d, true, snippetOf(d, engine, compiled))));
   }
   return { engine, hits };
 }

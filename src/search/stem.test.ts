@@ -13,6 +13,14 @@ describe("light stemming for search_chats", () => {
     expect(prefixTerm("go")).toBe("go");
     expect(prefixTerm("zephyrquin1037")).toBe("zephyrquin1037");
     expect(prefixTerm("größe")).toBe("größe");
+    // A doubled consonant left by -ing or -ed is undoubled (not ll, ss, zz), when 4 letters remain.
+    expect(prefixTerm("planning")).toBe("plan*");
+    expect(prefixTerm("shipped")).toBe("ship*");
+    expect(prefixTerm("committed")).toBe("commit*");
+    expect(prefixTerm("falling")).toBe("fall*");
+    expect(prefixTerm("missing")).toBe("miss*");
+    expect(prefixTerm("logging")).toBe("logg*");
+    expect(prefixTerm("policies")).toBe("polic*");
   });
 
   it("quotes terms so caller text is never FTS syntax", () => {

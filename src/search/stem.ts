@@ -22,6 +22,8 @@ const SUFFIXES: readonly (readonly [string, string])[] = [
   ["ly", ""],
 ];
 
+const DOUBLED = /([b-df-hj-kmnp-rtv-y])\1$/;
+
 /** Stems shorter than this stay whole words (a short prefix matches too much). */
 export const MIN_STEM = 4;
 
@@ -32,6 +34,10 @@ export function lightStem(word: string): string {
   for (const [suffix, replacement] of SUFFIXES) {
     if (stem.endsWith(suffix) && stem.length - suffix.length + replacement.length >= MIN_STEM) {
       stem = stem.slice(0, stem.length - suffix.length) + replacement;
+      // "planning" → "plan", "shipped" → "ship", "committed" → "commit" (Porter's rule: a doubled
+      // final consonant left by -ing or -ed is undoubled, but not ll, ss or zz: "falling" → "fall").
+      if ((suffix === "ing" || suffix === "ed") && DOUBLED.test(stem) && stem.length - 1 >= MIN_STEM)
+        stem = stem.slice(0, -1);
       break;
     }
   }

@@ -8,26 +8,33 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Plain fallback when FTS5 is missing: folded literal substring matching, newest first. */
 export function searchPlain(db: Db, request: EngineSearch): RankedDocument[] {
-  if (request.tokens.length === 0) return [];
+  if (request.terms.length === 0) return [];
   const { where, params } = filterSql(request.filters);
-  const folded = request.tokens.map((t) => `%${escapeLike(foldText(t))}%`);
+  const folded = substrings(request.terms).map((t) => `%${escapeLike(foldText(t))}%`);
   const join = request.match === "all" ? " AND " : " OR ";
   const match = `(${folded.map(() => "p.folded LIKE ? ESCAPE '\\'").join(join)})`;
   if (request.excludeIds?.length) where.push(`d.id NOT IN (${request.excludeIds.map(() => "?").join(", ")})`);
   const sql = `SELECT d.id, d.hit_id AS hitId, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message,
-      d.conversation, d.cursor, d.role, d.title, d.body AS snippet, 0 AS score
+      d.conversation, d.cursor, d.role, d.title, d.body, 0 AS score,
+      (SELECT c.title FROM recall_conversations c WHERE c.id = d.conversation) AS conversationTitle
     FROM recall_plain p JOIN recall_documents d ON d.id = p.id
     WHERE ${match}${where.map((w) => ` AND ${w}`).join("")}
     ORDER BY d.at DESC, d.id DESC
     LIMIT ?`;
-  const rows = statement(db, sql).all(
+  return statement(db, sql).all(
     ...folded,
     ...params,
     ...(request.excludeIds ?? []),
     request.limit,
   ) as RankedDocument[];
-  return rows.map((row) => ({ ...row, snippet: excerptAround(row.snippet, request.tokens) }));
 }
+
+/**
+ * What the plain engine looks for: a stem prefix ("decision*") as its stem, a substring of every
+ * form; a CJK phrase term ("検 索") as the characters it was typed as.
+ */
+export const substrings = (terms: readonly string[]): string[] =>
+  terms.map((t) => (t.endsWith("*") ? t.slice(0, -1) : t.includes(" ") ? t.replaceAll(" ", "") : t));
 
 /** A window of the body around the first folded match, for the plain engine's snippets. */
 export function excerptAround(body: string, tokens: readonly string[], width = 300): string {

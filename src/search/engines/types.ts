@@ -14,16 +14,20 @@ export interface RankedDocument {
   conversation: string | null;
   cursor: string | null;
   role: string;
+  /** The title the document was indexed with (searched). */
   title: string;
-  /** Plain-text excerpt around the match. */
-  snippet: string;
+  /** Its conversation's title now (a transcript's later title line renames the conversation only). */
+  conversationTitle: string | null;
+  /** The document's search text (its snippet is cut from it once the hits are chosen). */
+  body: string;
   /** Lower is better (bm25 convention); plain engine ranks by time only. */
   score: number;
 }
 
 export interface EngineSearch {
-  tokens: string[];
-  /** all: every token must occur; any: at least one. */
+  /** Planner terms: lower-case tokens, or stem prefixes ending in `*` (stem.ts). */
+  terms: string[];
+  /** all: every term must occur; any: at least one. */
   match: "all" | "any";
   filters: DocumentFilters;
   limit: number;
