@@ -17,11 +17,7 @@ import { checkCitations } from "../src/answer/citations.js";
 import { jsonLineSession, MAX_STDOUT_BYTES, runProcess } from "../src/answer/process.js";
 import { buildPrompt } from "../src/answer/prompt.js";
 import { selectProvider } from "../src/answer/select.js";
-import {
-  chooseOpencodeModel,
-  createOpencodeProvider,
-  parseVerboseCatalog,
-} from "../src/answer/providers/opencode.js";
+import { chooseOpencodeModel, parseVerboseCatalog } from "../src/answer/providers/opencode.js";
 import type { AnswerHit, AnswerProvider } from "../src/answer/types.js";
 import { HistoryAnswerConfig, type AnswerProviderName } from "../src/config/schema.js";
 import {
@@ -68,11 +64,6 @@ const CODEX_OK = {
   ordinaryUsageAllowed: true,
 };
 const CODEX_MODELS = ["gpt-6.2-sol", "gpt-6-luna", "gpt-5.5"];
-
-/** opencode with a usage reader that reports capacity, to reach its catalog and runner. */
-function opencodeWithCapacity(): ReadonlyMap<AnswerProviderName, AnswerProvider> {
-  return new Map([...DEFAULT_PROVIDERS, ["opencode", createOpencodeProvider(async () => ({ state: "ok" }))]]);
-}
 
 let fake: FakeHome;
 beforeEach(() => {
@@ -270,14 +261,15 @@ describe("provider selection", () => {
     expect(run.argv).not.toContain("--fallback-model");
   });
 
-  it("skips opencode: it has no usage-limits reader, so its availability is unknown", async () => {
+  it("answers with opencode when its catalog prices a model at zero: that is its availability check", async () => {
     fake.install("opencode", {
       catalog: verboseCatalog([{ id: "opencode/big-pickle" }]),
       run: { text: "auto" },
     });
     const answer = await answerFromHits("q", hits(1), options({ preference: ["opencode"] }));
-    expect(answer.error).toMatch(/opencode: opencode offers no usage-limits reader/);
-    expect(callsOf("opencode")).toEqual([]);
+    expect(answer).toMatchObject({ agent: "opencode", model: "opencode/big-pickle" });
+    expect(answer.error).toBeUndefined();
+    expect(callsOf("opencode").map((c) => c.argv[0])).toEqual(["models", "run"]);
   });
 
   it("picks opencode's first zero-priced catalog model when none is configured", async () => {
@@ -290,7 +282,7 @@ describe("provider selection", () => {
     const answer = await answerFromHits(
       "q",
       hits(1),
-      options({ preference: ["opencode"] }, { providers: opencodeWithCapacity() }),
+      options({ preference: ["opencode"] }, { providers: DEFAULT_PROVIDERS }),
     );
     expect(answer).toMatchObject({ agent: "opencode", model: "opencode/big-pickle" });
     expect(callsOf("opencode")[0]!.argv).toEqual(["models", "--verbose", "--pure"]);
@@ -303,7 +295,7 @@ describe("provider selection", () => {
       { id: "opencode/no-cost-field-free", noCost: true },
     ]);
     fake.install("opencode", { catalog, run: { text: "auto" } });
-    const providers = opencodeWithCapacity();
+    const providers = DEFAULT_PROVIDERS;
     const tryModel = (opencodeModel: string | null) =>
       answerFromHits("q", hits(1), options({ preference: ["opencode"], opencodeModel }, { providers }));
     expect((await tryModel("opencode/looks-free")).error).toMatch(
@@ -351,11 +343,15 @@ describe("the runner", () => {
       expect(call.argv).toEqual(expect.arrayContaining(["--strict-mcp-config", "--no-session-persistence"]));
       expect(call.argv[call.argv.indexOf("--tools") + 1]).toBe("");
       expect(call.argv[call.argv.indexOf("--setting-sources") + 1]).toBe("");
-      expect(JSON.parse(call.argv[call.argv.indexOf("--settings") + 1]!)).toEqual({ disableAllHooks: true });
+      expect(JSON.parse(call.argv[call.argv.indexOf("--settings") + 1]!)).toEqual({
+        disableAllHooks: true,
+        autoMemoryEnabled: false,
+      });
       expect(call.argv).not.toContain("--mcp-config");
       expect(call.argv.join(" ")).not.toContain("secret question");
     }
     expect(run!.argv).toEqual(expect.arrayContaining(["-p", "--output-format", "json", "--model", "haiku"]));
+    expect(run!.argv[run!.argv.indexOf("--max-turns") + 1]).toBe("1");
     expect(run!.stdin).toContain("secret question words");
   });
 
@@ -364,7 +360,7 @@ describe("the runner", () => {
     const answer = await answerFromHits("q", hits(1), options({ preference: ["codex"] }));
     expect(answer.error).toBeUndefined();
     const run = callsOf("codex").find((c) => c.argv[0] === "exec")!;
-    expect(run.argv).toEqual(expect.arrayContaining(["--ignore-user-config", "--ephemeral", "-"]));
+    expect(run.argv).toEqual(expect.arrayContaining(["--ignore-user-config", "--ephemeral", "--json", "-"]));
     expect(run.argv[run.argv.indexOf("--sandbox") + 1]).toBe("read-only");
     expect(run.argv).toContain('approval_policy="never"');
     expect(run.argv[run.argv.indexOf("--model") + 1]).toBe("gpt-6-luna");
@@ -380,7 +376,7 @@ describe("the runner", () => {
     const answer = await answerFromHits(
       "q",
       hits(1),
-      options({ preference: ["opencode"] }, { providers: opencodeWithCapacity() }),
+      options({ preference: ["opencode"] }, { providers: DEFAULT_PROVIDERS }),
     );
     expect(answer.error).toBeUndefined();
     const run = callsOf("opencode").find((c) => c.argv[0] === "run")!;
@@ -399,7 +395,9 @@ describe("the runner", () => {
     expect(JSON.parse(run.env.OPENCODE_PERMISSION!)).toEqual({ "*": "deny" });
     expect(JSON.parse(run.env.OPENCODE_CONFIG_CONTENT!)).toMatchObject({ tools: { "*": false } });
     expect(run.env.OPENCODE_DISABLE_PROJECT_CONFIG).toBe("1");
-    expect(run.env.OPENCODE_DB).toBe(path.join(run.cwd, "opencode-answer.db"));
+    // A throwaway database beside the working folder, never the user's opencode.db.
+    expect(run.env.OPENCODE_DB).toMatch(/recall-answer-[^/]+\/scratch\/opencode\/opencode-answer\.db$/);
+    expect(existsSync(run.env.OPENCODE_DB!)).toBe(false);
   });
 
   it("kills the whole process tree after the generation timeout", async () => {
@@ -473,6 +471,7 @@ describe("the runner", () => {
       {
         env: { PATH: path.dirname(process.execPath) },
         cwd: process.cwd(),
+        scratch: process.cwd(),
         config: HistoryAnswerConfig.parse({ preference: ["claude", "codex"] }),
         timeouts: { probeMs: 1_000, generationMs: 1_000, totalMs: 1_000 },
         signal: caller.signal,
@@ -558,13 +557,17 @@ describe("answer errors keep hits and sources", () => {
   });
 
   it("opencode error and tool events", async () => {
-    const providers = opencodeWithCapacity();
+    const providers = DEFAULT_PROVIDERS;
     const catalog = verboseCatalog([{ id: "opencode/big-pickle" }]);
     fake.install("opencode", {
       catalog,
       run: { events: [{ type: "error", error: { name: "FreeUsageLimitError" } }] },
     });
-    await expectError(options({ preference: ["opencode"] }, { providers }), /opencode reported an error/);
+    const failed = await expectError(
+      options({ preference: ["opencode"] }, { providers }),
+      /reported an error/,
+    );
+    expect(failed.error).toBe("opencode reported an error");
     fake.setScenario("opencode", {
       catalog,
       run: {
@@ -574,7 +577,12 @@ describe("answer errors keep hits and sources", () => {
         ],
       },
     });
-    await expectError(options({ preference: ["opencode"] }, { providers }), /opencode tried to use a tool/);
+    // The provider's name once (issue #38 item 7: "opencode opencode tried to use a tool").
+    const tool = await expectError(
+      options({ preference: ["opencode"] }, { providers }),
+      /tried to use a tool/,
+    );
+    expect(tool.error).toBe("opencode tried to use a tool");
   });
 
   it("missing capacity", async () => {

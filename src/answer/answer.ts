@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { AnswerProviderName, HistoryAnswerConfig } from "../config/schema.js";
@@ -39,7 +39,10 @@ export const DEFAULT_PROVIDERS: ReadonlyMap<AnswerProviderName, AnswerProvider> 
 
 export interface AnswerOptions {
   config: HistoryAnswerConfig;
-  /** The environment providers run in (PATH finds them; HOME holds their auth). */
+  /**
+   * The caller's environment: PATH finds the CLIs and their logins are located from it. Provider
+   * processes never get it whole, only an allow-listed part (./env.ts).
+   */
   env: Env;
   providers?: ReadonlyMap<AnswerProviderName, AnswerProvider>;
   timeouts?: Partial<AnswerTimeouts>;
@@ -53,11 +56,11 @@ function reportIds(ids: string[]): string {
   return ids.length > 5 ? `${shown.join(", ")} and ${ids.length - 5} more` : shown.join(", ");
 }
 
-/** Cuts at a word boundary so a bound never splits a citation in two. */
 /** Every C0 and C1 control character but newline and tab. */
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const stripControls = (text: string) => text.replace(CONTROLS, "");
 
+/** Cuts at a word boundary so a bound never splits a citation in two. */
 function bound(text: string): string {
   if (text.length <= MAX_ANSWER_CHARS) return text;
   const cut = text.slice(0, MAX_ANSWER_CHARS - 1);
@@ -103,15 +106,20 @@ export async function answerFromHits(
   const deadline = setTimeout(() => stop.abort(), timeouts.totalMs);
   const cancel = () => stop.abort();
   options.signal?.addEventListener("abort", cancel, { once: true });
-  // Probes and the run share one fresh, empty directory: no project files, instructions or
-  // config for a CLI to pick up, and nothing left behind.
-  const cwd = await mkdtemp(path.join(os.tmpdir(), "recall-answer-")).catch((error: unknown) => {
+  // Probes and the run share one fresh, empty working directory: no project files, instructions
+  // or config for a CLI to pick up. Beside it, outside the model's working root, a scratch folder
+  // holds the CLIs' clean config homes and output files. Both go when the answer is done.
+  const root = await mkdtemp(path.join(os.tmpdir(), "recall-answer-")).catch((error: unknown) => {
     clearTimeout(deadline);
     options.signal?.removeEventListener("abort", cancel);
     throw error;
   });
+  const cwd = path.join(root, "work");
+  const scratch = path.join(root, "scratch");
   try {
-    const base = { env: options.env, cwd, config: options.config, timeouts, signal };
+    await mkdir(cwd);
+    await mkdir(scratch, { mode: 0o700 });
+    const base = { env: options.env, cwd, scratch, config: options.config, timeouts, signal };
     const { selected, skipped } = await selectProvider(options.providers ?? DEFAULT_PROVIDERS, base);
     if (signal.aborted) return failed(`the answer ${stopped()}`);
     if (!selected) {
@@ -126,7 +134,8 @@ export async function answerFromHits(
       outcome = { ok: false as const, error: (error as Error).message };
     }
     if (!outcome.ok) {
-      // A run cut short by the signal says why; an answer that finished first is kept.
+      // A run cut short by the signal says why; an answer that finished first is kept. Provider
+      // errors are predicates ("tried to use a tool"): the provider's name is their one subject.
       const why = signal.aborted ? stopped() : outcome.error;
       return failed(`${provider.name} ${why}`, provider.name, model);
     }
@@ -152,6 +161,6 @@ export async function answerFromHits(
   } finally {
     clearTimeout(deadline);
     options.signal?.removeEventListener("abort", cancel);
-    await rm(cwd, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
   }
 }

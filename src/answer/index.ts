@@ -17,7 +17,8 @@ export type Answerer = (
 
 /**
  * An answerer for a surface (MCP, HTTP, CLI): reads config.json's historyAnswer from RECALL_HOME
- * on each call, so an edited config applies without a restart, and runs providers in `env`.
+ * on each call, so an edited config applies without a restart, and finds providers and their
+ * logins through `env` (their processes get only an allow-listed part of it).
  */
 export function createAnswerer(
   options: { env?: Env; config?: () => HistoryAnswerConfig } & Omit<AnswerOptions, "config" | "env"> = {},

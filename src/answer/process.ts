@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { StringDecoder } from "node:string_decoder";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,6 +36,11 @@ export interface ProcessRequest {
   timeoutMs: number;
   /** Ends the process (its whole group) early: the caller cancelled, or the answer's deadline passed. */
   signal?: AbortSignal;
+  /**
+   * Reads each complete stdout line as it arrives; a returned reason ends the process group at
+   * once (a tool call or a second model turn in a CLI's event stream), before it goes further.
+   */
+  watch?: (line: string) => string | undefined;
 }
 
 export interface ProcessResult {
@@ -47,6 +53,8 @@ export interface ProcessResult {
   spawnError?: string;
   /** stdout went past MAX_STDOUT_BYTES and was cut. */
   truncated: boolean;
+  /** Why `watch` ended the process, when it did. */
+  stoppedBy?: string;
 }
 
 /**
@@ -71,16 +79,18 @@ class BoundedBuffer {
   private size = 0;
   truncated = false;
   constructor(private readonly max: number) {}
-  push(chunk: Buffer): void {
+  /** Keeps what fits and returns it (empty once the bound is reached). */
+  push(chunk: Buffer): Buffer {
     const room = this.max - this.size;
     if (room <= 0) {
       this.truncated = true;
-      return;
+      return chunk.subarray(0, 0);
     }
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
     if (part.length < chunk.length) this.truncated = true;
     this.chunks.push(part);
     this.size += part.length;
+    return part;
   }
   text(): string {
     return Buffer.concat(this.chunks).toString("utf8");
@@ -135,6 +145,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     const err = new BoundedBuffer(MAX_STDERR_BYTES);
     let timedOut = false;
     let settled = false;
+    let stoppedBy: string | undefined;
     let child: ChildProcess;
     try {
       child = start(request);
@@ -146,6 +157,24 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     const stop = () => {
       timedOut = true;
       killTree(child);
+    };
+    // Lines of the kept stdout only, so the pending text is bounded like the capture.
+    let pending = "";
+    const decoder = new StringDecoder("utf8");
+    const watchChunk = (part: Buffer) => {
+      if (!request.watch || stoppedBy !== undefined) return;
+      pending += decoder.write(part);
+      let newline: number;
+      while ((newline = pending.indexOf("\n")) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        const reason = request.watch(line);
+        if (reason !== undefined) {
+          stoppedBy = reason;
+          killTree(child);
+          return;
+        }
+      }
     };
     const timer = setTimeout(stop, request.timeoutMs);
     const unsubscribe = onAbort(request.signal, stop);
@@ -162,9 +191,10 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
         timedOut,
         spawnError,
         truncated: out.truncated,
+        ...(stoppedBy !== undefined ? { stoppedBy } : {}),
       });
     };
-    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => watchChunk(out.push(chunk)));
     child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     // A spawn failure may come without a later "close".
     child.on("error", (error) => settle(null, null, error.message));
@@ -175,6 +205,11 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     child.on("close", (code, signal) => {
       // A helper left in the group after a normal exit goes too.
       if (!timedOut) killTree(child);
+      // A last line without its newline is still read.
+      if (request.watch && stoppedBy === undefined && pending) {
+        const reason = request.watch(pending + decoder.end());
+        if (reason !== undefined) stoppedBy = reason;
+      }
       settle(code, signal);
     });
   });

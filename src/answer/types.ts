@@ -47,9 +47,18 @@ export type AnswerHit = Pick<
 export interface ProviderContext {
   /** The provider's executable, as found on PATH. */
   command: string;
+  /**
+   * The caller's whole environment. Providers never pass it on: each builds its processes'
+   * environment from an allow-list (./env.ts) and reads only login locations from it.
+   */
   env: Env;
-  /** The isolated temporary working directory of this answer (removed afterwards). */
+  /** The isolated, empty temporary working directory of this answer (removed afterwards). */
   cwd: string;
+  /**
+   * A private temporary folder beside `cwd`, outside the model's working root, for the clean
+   * config homes, session database and output files of this answer's processes (removed afterwards).
+   */
+  scratch: string;
   config: HistoryAnswerConfig;
   timeouts: AnswerTimeouts;
   /** Aborts every process of this answer: the caller cancelled, or the answer deadline passed. */

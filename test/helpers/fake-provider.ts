@@ -32,11 +32,24 @@ export function flagsFromHelp(text: string): string[] {
   return [...flags].sort();
 }
 
+/**
+ * Real flags that `--help` does not print. Claude's `--max-turns` is a print-mode option of the
+ * CLI reference (code.claude.com/docs/en/cli-reference) hidden from `claude --help`.
+ */
+const HIDDEN_FLAGS: Record<FakeName, Record<string, string[]>> = {
+  claude: { "": ["--max-turns"] },
+  codex: {},
+  opencode: {},
+};
+
 export function helpFlags(name: FakeName): Record<string, string[]> {
   return Object.fromEntries(
     Object.entries(HELP_FILES[name]).map(([sub, file]) => [
       sub,
-      flagsFromHelp(readFileSync(path.join(HELP_DIR, file), "utf8")),
+      [
+        ...flagsFromHelp(readFileSync(path.join(HELP_DIR, file), "utf8")),
+        ...(HIDDEN_FLAGS[name][sub] ?? []),
+      ].sort(),
     ]),
   );
 }
@@ -56,7 +69,8 @@ export interface CodexScenario {
 export interface OpencodeScenario {
   /** What `opencode models --verbose` prints. */
   catalog?: string;
-  run?: RunScenario & { events?: unknown[] };
+  /** run.events replace the answer's own events. */
+  run?: RunScenario;
 }
 export interface RunScenario {
   /** The answer text; "auto" cites the first excerpt id found in the prompt. */
@@ -64,6 +78,27 @@ export interface RunScenario {
   exitCode?: number;
   /** Never answer (and start a grandchild that records its pid in grandchild.pid). */
   hang?: boolean;
+  /**
+   * A model that keeps asking for tools: one model request every 10 ms, each counted in
+   * requests.count and shown in the CLI's event stream, until the process is stopped (or, for
+   * claude, until its --max-turns runs out, as the real CLI does).
+   */
+  toolLoop?: boolean;
+  /** codex: events printed with --json before the answer, which follows 200 ms later. */
+  events?: unknown[];
+}
+
+/** What a fake saw of its configuration folders when it started (see `inspect` in SCRIPT). */
+export interface FakeSeen {
+  /** The folder the CLI would read its user configuration from, and what it holds. */
+  configDir: string;
+  configFiles: string[];
+  /** The login file the CLI would read, and its content (null when absent). */
+  authFile: string;
+  auth: string | null;
+  /** Folders under HOME that the real CLIs also read (`~/.agents`, `~/.opencode`). */
+  homeAgents: boolean;
+  homeOpencode: boolean;
 }
 
 export interface FakeCall {
@@ -71,7 +106,9 @@ export interface FakeCall {
   argv: string[];
   cwd: string;
   stdin: string;
+  /** The whole environment the fake was started with. */
   env: Record<string, string>;
+  seen: FakeSeen;
 }
 
 /** The fake's own program; `CONFIG` is replaced with its allowed flags and file locations. */
@@ -82,6 +119,8 @@ const path = require("node:path");
 const { spawn } = require("node:child_process");
 const CONFIG = __CONFIG__;
 const argv = process.argv.slice(2);
+const E = process.env;
+const HOME = E.HOME || "";
 const scenario = fs.existsSync(CONFIG.scenario) ? JSON.parse(fs.readFileSync(CONFIG.scenario, "utf8")) : {};
 const sub = CONFIG.flags[argv[0]] ? argv[0] : "";
 const allowed = new Set(CONFIG.flags[sub]);
@@ -92,10 +131,61 @@ for (const arg of argv) {
     process.exit(64);
   }
 }
+// Where each real CLI reads its user configuration and login, from the variables it honours.
+function inspect() {
+  const list = (dir) => { try { return fs.readdirSync(dir).sort(); } catch { return []; } };
+  const read = (file) => { try { return fs.readFileSync(file, "utf8"); } catch { return null; } };
+  let configDir = "", authFile = "";
+  if (CONFIG.name === "codex") {
+    configDir = E.CODEX_HOME || path.join(HOME, ".codex");
+    authFile = path.join(configDir, "auth.json");
+  } else if (CONFIG.name === "opencode") {
+    configDir = path.join(E.XDG_CONFIG_HOME || path.join(HOME, ".config"), "opencode");
+    authFile = path.join(E.XDG_DATA_HOME || path.join(HOME, ".local", "share"), "opencode", "auth.json");
+  } else {
+    configDir = E.CLAUDE_CONFIG_DIR || path.join(HOME, ".claude");
+    authFile = path.join(configDir, ".credentials.json");
+  }
+  return {
+    configDir, configFiles: list(configDir), authFile, auth: read(authFile),
+    homeAgents: fs.existsSync(path.join(HOME, ".agents")),
+    homeOpencode: fs.existsSync(path.join(HOME, ".opencode")),
+  };
+}
 function record(stdin) {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (k.startsWith("OPENCODE_")) env[k] = v;
-  fs.appendFileSync(CONFIG.calls, JSON.stringify({ name: CONFIG.name, argv, cwd: process.cwd(), stdin, env }) + "\n");
+  const call = { name: CONFIG.name, argv, cwd: process.cwd(), stdin, env: { ...E }, seen: inspect() };
+  fs.appendFileSync(CONFIG.calls, JSON.stringify(call) + "\n");
+}
+// State each real CLI writes outside its working folder, mimicked so tests can see where it lands:
+// Claude's per-project folder (auto memory's empty memory/), Codex's and opencode's logs.
+function leaveTraces() {
+  if (CONFIG.name === "claude") {
+    const base = E.CLAUDE_CONFIG_DIR || path.join(HOME, ".claude");
+    const project = process.cwd().replace(/[^a-zA-Z0-9]/g, "-");
+    fs.mkdirSync(path.join(base, "projects", project, "memory"), { recursive: true });
+  } else if (CONFIG.name === "codex") {
+    const log = path.join(E.CODEX_HOME || path.join(HOME, ".codex"), "log");
+    fs.mkdirSync(log, { recursive: true });
+    fs.appendFileSync(path.join(log, "codex.log"), "run\n");
+  } else {
+    const log = path.join(E.XDG_DATA_HOME || path.join(HOME, ".local", "share"), "opencode", "log");
+    fs.mkdirSync(log, { recursive: true });
+    fs.appendFileSync(path.join(log, "opencode.log"), "run\n");
+  }
+}
+leaveTraces();
+/** One model request of a tool loop: counted, then shown by the caller in its event stream. */
+function request() {
+  fs.appendFileSync(path.join(CONFIG.dir, "requests.count"), "x");
+}
+function toolLoop(each) {
+  let n = 0;
+  const tick = () => {
+    n += 1;
+    request();
+    if (each(n) !== false) setTimeout(tick, 10);
+  };
+  tick();
 }
 function readAll(done) {
   let text = "";
@@ -147,6 +237,16 @@ if (CONFIG.name === "claude") {
       record(prompt);
       const run = scenario.run || {};
       if (run.hang) return hang();
+      if (run.toolLoop) {
+        // As the real CLI: each tool request is a turn; --max-turns ends the run as an error.
+        const i = argv.indexOf("--max-turns");
+        const max = i >= 0 ? Number(argv[i + 1]) : Infinity;
+        return toolLoop((n) => {
+          if (n < max) return true;
+          send({ type: "result", subtype: "error_max_turns", is_error: true, num_turns: n });
+          process.exit(1);
+        });
+      }
       const text = answerText(prompt, run);
       send({ type: "result", subtype: "success", is_error: !!run.isError, result: text });
       process.exit(run.exitCode ?? (run.isError ? 1 : 0));
@@ -178,9 +278,28 @@ if (CONFIG.name === "claude") {
       record(prompt);
       const run = scenario.run || {};
       if (run.hang) return hang();
-      const out = argv[argv.indexOf("--output-last-message") + 1];
-      if ((run.exitCode ?? 0) === 0) fs.writeFileSync(out, answerText(prompt, run));
-      process.exit(run.exitCode ?? 0);
+      const json = argv.includes("--json");
+      const event = (e) => json && send(e);
+      event({ type: "thread.started", thread_id: "fake" });
+      event({ type: "turn.started" });
+      if (run.toolLoop) {
+        return toolLoop((n) => {
+          const item = { id: "item_" + n, type: "command_execution", command: "cat ~/secret", aggregated_output: "", exit_code: null, status: "in_progress" };
+          event({ type: "item.started", item });
+          event({ type: "item.completed", item: { ...item, aggregated_output: "secret", exit_code: 0, status: "completed" } });
+        });
+      }
+      for (const e of run.events || []) event(e);
+      const finish = () => {
+        const out = argv[argv.indexOf("--output-last-message") + 1];
+        const text = answerText(prompt, run);
+        if ((run.exitCode ?? 0) === 0) fs.writeFileSync(out, text);
+        event({ type: "item.completed", item: { id: "item_last", type: "agent_message", text } });
+        event({ type: "turn.completed", usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } });
+        process.exit(run.exitCode ?? 0);
+      };
+      if (run.events) setTimeout(finish, 200);
+      else finish();
     });
   } else {
     record("");
@@ -196,8 +315,21 @@ if (CONFIG.name === "claude") {
       record(prompt);
       const run = scenario.run || {};
       if (run.hang) return hang();
-      const events = run.events ?? [{ type: "text", part: { type: "text", text: answerText(prompt, run) } }];
-      for (const e of events) send({ timestamp: 0, sessionID: "ses_fake", ...e });
+      const event = (e) => send({ timestamp: 0, sessionID: "ses_fake", ...e });
+      if (run.toolLoop) {
+        // Ignores its agent's step limit, as a CLI that goes on would.
+        return toolLoop(() => {
+          event({ type: "step_start", part: { type: "step-start" } });
+          event({ type: "tool_use", part: { type: "tool", tool: "read", state: { status: "completed", output: "secret" } } });
+          event({ type: "step_finish", part: { type: "step-finish", reason: "tool-calls" } });
+        });
+      }
+      const events = run.events ?? [
+        { type: "step_start", part: { type: "step-start" } },
+        { type: "text", part: { type: "text", text: answerText(prompt, run) } },
+        { type: "step_finish", part: { type: "step-finish", reason: "stop" } },
+      ];
+      for (const e of events) event(e);
       process.exit(run.exitCode ?? 0);
     });
   } else {
@@ -215,6 +347,8 @@ export interface FakeHome {
   install(name: FakeName, scenario?: ClaudeScenario | CodexScenario | OpencodeScenario): void;
   setScenario(name: FakeName, scenario: ClaudeScenario | CodexScenario | OpencodeScenario): void;
   calls(): FakeCall[];
+  /** Model requests a toolLoop scenario played so far. */
+  requests(): number;
   binDir: string;
   cleanup(): void;
 }
@@ -256,6 +390,10 @@ export function fakeHome(): FakeHome {
     },
     setScenario(name, scenario) {
       writeFileSync(scenarioFile(name), JSON.stringify(scenario));
+    },
+    requests() {
+      const file = path.join(binDir, "requests.count");
+      return existsSync(file) ? readFileSync(file, "utf8").length : 0;
     },
     calls() {
       if (!existsSync(callsFile)) return [];

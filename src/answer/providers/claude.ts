@@ -1,11 +1,15 @@
+import { realpathSync } from "node:fs";
+import { claudeEnv, claudeProjectDirs } from "../env.js";
+import { removingNewDirs } from "../home.js";
 import { jsonLineSession, runProcess } from "../process.js";
 import type { AnswerProvider, Availability, ProviderContext, RunOutcome } from "../types.js";
 import { describeExit, isRecord } from "./common.js";
 
 /**
  * Flags shared by the probe and the run: no built-in tools, no MCP servers but those given (none),
- * no user/project/local settings (hooks, plugins, permissions live there) and hooks off outright.
- * Auth is unaffected: it lives in Claude's credentials store, not in settings.
+ * no user/project/local settings (hooks, plugins, permissions and CLAUDE.md live there), hooks and
+ * auto memory off outright, and no session file. Auth is unaffected: it lives in Claude's
+ * credentials store, not in settings.
  */
 export const CLAUDE_ISOLATION = [
   "--tools",
@@ -14,9 +18,31 @@ export const CLAUDE_ISOLATION = [
   "--setting-sources",
   "",
   "--settings",
-  '{"disableAllHooks":true}',
+  '{"disableAllHooks":true,"autoMemoryEnabled":false}',
   "--no-session-persistence",
 ];
+
+/**
+ * One model turn: with no tools a model that still asks for one would otherwise be answered
+ * "no such tool" and asked again until the deadline. Claude ends the run as error_max_turns.
+ * (A print-mode flag that `claude --help` does not list.)
+ */
+export const CLAUDE_ONE_TURN = ["--max-turns", "1"];
+
+/**
+ * Runs one Claude process and removes the `projects/<cwd>/` folder it makes for the answer's
+ * working directory (auto memory's empty `memory/` among it) when that folder is new: the CLI has
+ * no switch that keeps it from appearing.
+ */
+async function withoutTraces<T>(ctx: ProviderContext, work: () => Promise<T>): Promise<T> {
+  const cwds = [ctx.cwd];
+  try {
+    cwds.push(realpathSync(ctx.cwd));
+  } catch {
+    // the folder is the answer's own; if it cannot be resolved the given path is the one used
+  }
+  return removingNewDirs(claudeProjectDirs(ctx.env, cwds), work);
+}
 
 /** Plan windows of Claude's structured /usage (the `get_usage` control request). */
 const WINDOWS = ["five_hour", "seven_day", "seven_day_oauth_apps", "seven_day_opus", "seven_day_sonnet"];
@@ -51,25 +77,27 @@ export const claudeProvider: AnswerProvider = {
 
   async probe(ctx: ProviderContext): Promise<Availability> {
     const requestId = "recall-usage";
-    const session = await jsonLineSession({
-      command: ctx.command,
-      args: [
-        "-p",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        ...CLAUDE_ISOLATION,
-      ],
-      cwd: ctx.cwd,
-      env: ctx.env,
-      signal: ctx.signal,
-      timeoutMs: ctx.timeouts.probeMs,
-      // A control request only: no user message is sent, so no model turn runs.
-      messages: [{ type: "control_request", request_id: requestId, request: { subtype: "get_usage" } }],
-      done: (lines) => lines.some((l) => isControlResponse(l, requestId)),
-    });
+    const session = await withoutTraces(ctx, () =>
+      jsonLineSession({
+        command: ctx.command,
+        args: [
+          "-p",
+          "--input-format",
+          "stream-json",
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          ...CLAUDE_ISOLATION,
+        ],
+        cwd: ctx.cwd,
+        env: claudeEnv(ctx.env),
+        signal: ctx.signal,
+        timeoutMs: ctx.timeouts.probeMs,
+        // A control request only: no user message is sent, so no model turn runs.
+        messages: [{ type: "control_request", request_id: requestId, request: { subtype: "get_usage" } }],
+        done: (lines) => lines.some((l) => isControlResponse(l, requestId)),
+      }),
+    );
     const line = session.lines.find((l) => isControlResponse(l, requestId));
     if (!line) {
       const why = session.timedOut ? "timed out" : (session.error ?? `exited with ${session.code}`);
@@ -87,29 +115,36 @@ export const claudeProvider: AnswerProvider = {
   },
 
   async run(ctx: ProviderContext, model: string, prompt: string): Promise<RunOutcome> {
-    const result = await runProcess({
-      command: ctx.command,
-      args: [
-        "-p",
-        "--model",
-        model,
-        "--output-format",
-        "json",
-        "--disable-slash-commands",
-        ...CLAUDE_ISOLATION,
-      ],
-      cwd: ctx.cwd,
-      env: ctx.env,
-      signal: ctx.signal,
-      stdin: prompt,
-      timeoutMs: ctx.timeouts.generationMs,
-    });
+    const result = await withoutTraces(ctx, () =>
+      runProcess({
+        command: ctx.command,
+        args: [
+          "-p",
+          "--model",
+          model,
+          "--output-format",
+          "json",
+          "--disable-slash-commands",
+          ...CLAUDE_ONE_TURN,
+          ...CLAUDE_ISOLATION,
+        ],
+        cwd: ctx.cwd,
+        env: claudeEnv(ctx.env),
+        signal: ctx.signal,
+        stdin: prompt,
+        timeoutMs: ctx.timeouts.generationMs,
+      }),
+    );
     if (result.timedOut) return { ok: false, error: "timed out" };
     let parsed: unknown;
     try {
       parsed = JSON.parse(result.stdout.trim());
     } catch {
       return { ok: false, error: describeExit(result, "no JSON result") };
+    }
+    // The turn cap ended the run: the model asked for a tool (there are none) instead of answering.
+    if (isRecord(parsed) && parsed.subtype === "error_max_turns") {
+      return { ok: false, error: "stopped at its one-turn limit (the model asked for a tool)" };
     }
     if (!isRecord(parsed) || typeof parsed.result !== "string") {
       return { ok: false, error: describeExit(result, "no result field") };

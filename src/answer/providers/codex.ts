@@ -1,8 +1,92 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { codexAuthFile, codexEnv, codexHomes } from "../env.js";
+import { prepareCleanHome } from "../home.js";
 import { jsonLineSession, runProcess } from "../process.js";
 import type { AnswerProvider, Availability, ProviderContext, RunOutcome } from "../types.js";
 import { describeExit, isRecord } from "./common.js";
+
+/**
+ * Config overrides that take the model's tools away. Codex has no "no tools" switch: its shell
+ * (shell_tool, unified_exec), the JavaScript exec of code mode, sub-agents (multi_agent:
+ * spawn_agent and friends), apps and plugins (tool_suggest), image generation, memories, goals,
+ * sleep and permission requests are features, turned off here; web search is its own setting.
+ * Feature keys as in codex-rs/features. They go through `-c features.<key>=false`, whose unknown
+ * keys Codex only warns about, so a release that renames one still starts (`--disable` is not
+ * relied on to be as lenient). Project AGENTS.md files are read as zero bytes.
+ * What remains built in (update_plan, request_user_input, apply_patch, view_image) cannot be
+ * configured away, so the run is also watched and stopped at the first tool call.
+ */
+export const CODEX_DISABLED_FEATURES = [
+  "shell_tool",
+  "unified_exec",
+  "code_mode",
+  "code_mode_only",
+  "multi_agent",
+  "multi_agent_v2",
+  "enable_fanout",
+  "apps",
+  "plugins",
+  "tool_suggest",
+  "image_generation",
+  "standalone_web_search",
+  "request_permissions_tool",
+  "memories",
+  "goals",
+  "sleep_tool",
+  "hooks",
+  "child_agents_md",
+];
+
+export const CODEX_NO_TOOLS = [
+  "-c",
+  'approval_policy="never"',
+  "-c",
+  'web_search="disabled"',
+  "-c",
+  "project_doc_max_bytes=0",
+  ...CODEX_DISABLED_FEATURES.flatMap((feature) => ["-c", `features.${feature}=false`]),
+];
+
+/** `codex exec --json` items that are the model's own words; any other item is a tool call. */
+const MODEL_ITEMS = new Set(["agent_message", "reasoning", "error"]);
+
+/**
+ * A watcher for `codex exec --json`: the first tool call, a request for user input or a second
+ * turn ends the run before the tool's result can go back to the model. Codex has no turn limit
+ * of its own; without tools one turn is one model request.
+ */
+export function watchCodexEvents(): (line: string) => string | undefined {
+  let turns = 0;
+  return (line) => {
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(event) || typeof event.type !== "string") return undefined;
+    if (event.type === "turn.started" && ++turns > 1) return "started a second turn";
+    if (event.type === "request_user_input") return "tried to use a tool (request_user_input)";
+    if (event.type.startsWith("item.") && isRecord(event.item) && typeof event.item.type === "string") {
+      const type = event.item.type;
+      if (!MODEL_ITEMS.has(type)) {
+        // The type names the tool kind; it is the CLI's word, not the model's, but kept short.
+        return /^[a-z_]{1,40}$/.test(type) ? `tried to use a tool (${type})` : "tried to use a tool";
+      }
+    }
+    return undefined;
+  };
+}
+
+/** The clean CODEX_HOME (a link to the user's auth.json, nothing else) and HOME of this answer. */
+async function prepareCodexHome(ctx: ProviderContext): Promise<void> {
+  const { home, codexHome } = codexHomes(ctx.scratch);
+  await prepareCleanHome(
+    [home, codexHome],
+    [{ from: codexAuthFile(ctx.env), to: path.join(codexHome, "auth.json") }],
+  );
+}
 
 /** Pages of `model/list` read before giving up; the catalog is a few dozen models. */
 const MAX_MODEL_PAGES = 5;
@@ -64,11 +148,13 @@ export const codexProvider: AnswerProvider = {
     const models: string[] = [];
     let nextId = 3;
     let listDone = false;
+    await prepareCodexHome(ctx);
     const session = await jsonLineSession({
       command: ctx.command,
       args: ["app-server"],
       cwd: ctx.cwd,
-      env: ctx.env,
+      // The same clean home as the run: the limits read are those of the login the run will use.
+      env: codexEnv(ctx.env, ctx.scratch),
       signal: ctx.signal,
       timeoutMs: ctx.timeouts.probeMs,
       messages: [
@@ -115,22 +201,22 @@ export const codexProvider: AnswerProvider = {
   },
 
   async run(ctx: ProviderContext, model: string, prompt: string): Promise<RunOutcome> {
-    const lastMessage = path.join(ctx.cwd, "codex-last-message.txt");
+    await prepareCodexHome(ctx);
+    const lastMessage = path.join(ctx.scratch, "codex-last-message.txt");
     const result = await runProcess({
       command: ctx.command,
       args: [
         "exec",
-        // User config (MCP servers, profiles, hooks) stays out; auth still comes from CODEX_HOME.
+        // No config.toml is read (the clean CODEX_HOME holds none either); auth comes from CODEX_HOME.
         "--ignore-user-config",
         "--ignore-rules",
         "--sandbox",
         "read-only",
-        "-c",
-        'approval_policy="never"',
-        "-c",
-        'web_search="disabled"',
+        ...CODEX_NO_TOOLS,
         "--skip-git-repo-check",
         "--ephemeral",
+        // The event stream, watched below for tool calls and further turns.
+        "--json",
         "--model",
         model,
         "--color",
@@ -143,13 +229,17 @@ export const codexProvider: AnswerProvider = {
         "-",
       ],
       cwd: ctx.cwd,
-      env: ctx.env,
+      env: codexEnv(ctx.env, ctx.scratch),
       signal: ctx.signal,
       stdin: prompt,
       timeoutMs: ctx.timeouts.generationMs,
+      watch: watchCodexEvents(),
     });
+    if (result.stoppedBy) return { ok: false, error: result.stoppedBy };
     if (result.timedOut) return { ok: false, error: "timed out" };
     if (result.code !== 0) return { ok: false, error: describeExit(result, "failed") };
+    // Events past the bound were not seen, so nothing says they held no tool call.
+    if (result.truncated) return { ok: false, error: "wrote more events than recall reads" };
     let text: string;
     try {
       text = await readFile(lastMessage, "utf8");

@@ -1,4 +1,6 @@
 import path from "node:path";
+import { opencodeEnv, opencodeHomes, opencodeUserPaths } from "../env.js";
+import { prepareCleanHome } from "../home.js";
 import { runProcess } from "../process.js";
 import type { AnswerProvider, Availability, ProviderContext, RunOutcome } from "../types.js";
 import { describeExit, isRecord } from "./common.js";
@@ -57,113 +59,118 @@ export function chooseOpencodeModel(
   return { ok: true, model: configured };
 }
 
-export type UsageReading = { state: "ok" } | { state: "exhausted" | "unknown" | "failed"; detail: string };
-
 /**
- * opencode (checked up to 1.18.33) has no command or API that reports usage limits before a
- * request: a free-tier limit surfaces only as a failed generation. Its availability is therefore
- * unknown and selection skips it, as history-search-spec requires.
+ * A watcher for `opencode run --format json`: a tool call, or a second step (each step is one
+ * model request), ends the run at once. opencode 1.18 has no turn limit flag; its agent's
+ * `steps: 1` setting asks the model for text only, and this stops a CLI that goes on anyway.
  */
-export async function opencodeUsageUnknown(): Promise<UsageReading> {
-  return { state: "unknown", detail: "opencode offers no usage-limits reader" };
-}
-
-/** Settings for the run: every tool and permission denied; plugins stay off through --pure. */
-export const OPENCODE_RUN_ENV = {
-  OPENCODE_CONFIG_CONTENT: JSON.stringify({
-    tools: { "*": false },
-    permission: { "*": "deny" },
-    share: "disabled",
-  }),
-  OPENCODE_PERMISSION: JSON.stringify({ "*": "deny" }),
-  OPENCODE_DISABLE_PROJECT_CONFIG: "1",
-  OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-  OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
-  OPENCODE_DISABLE_CLAUDE_CODE: "1",
-  OPENCODE_DISABLE_AUTOUPDATE: "1",
-  OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-};
-
-export function createOpencodeProvider(
-  readUsage: (ctx: ProviderContext) => Promise<UsageReading> = opencodeUsageUnknown,
-): AnswerProvider {
-  return {
-    name: "opencode",
-    binary: "opencode",
-
-    async probe(ctx: ProviderContext): Promise<Availability> {
-      const usage = await readUsage(ctx);
-      if (usage.state === "exhausted") return { ok: false, reason: "limits-exhausted", detail: usage.detail };
-      if (usage.state === "unknown") return { ok: false, reason: "limits-unknown", detail: usage.detail };
-      if (usage.state === "failed") return { ok: false, reason: "probe-failed", detail: usage.detail };
-      const result = await runProcess({
-        command: ctx.command,
-        // --pure: the same plugin-free catalog the run will see.
-        args: ["models", "--verbose", "--pure"],
-        cwd: ctx.cwd,
-        env: ctx.env,
-        signal: ctx.signal,
-        timeoutMs: ctx.timeouts.probeMs,
-      });
-      if (result.timedOut)
-        return { ok: false, reason: "probe-failed", detail: "opencode catalog probe timed out" };
-      if (result.code !== 0) {
-        return {
-          ok: false,
-          reason: "probe-failed",
-          detail: describeExit(result, "opencode catalog probe failed"),
-        };
-      }
-      const choice = chooseOpencodeModel(parseVerboseCatalog(result.stdout), ctx.config.opencodeModel);
-      if (!choice.ok) return { ok: false, reason: "model-unavailable", detail: choice.detail };
-      return { ok: true, model: choice.model };
-    },
-
-    async run(ctx: ProviderContext, model: string, prompt: string): Promise<RunOutcome> {
-      const result = await runProcess({
-        command: ctx.command,
-        // A fixed --title: otherwise opencode asks a second, "small" model to write one.
-        args: [
-          "run",
-          "--pure",
-          "--model",
-          model,
-          "--format",
-          "json",
-          "--title",
-          "recall answer",
-          "--dir",
-          ctx.cwd,
-        ],
-        cwd: ctx.cwd,
-        // Its own throwaway session database: the answer's session must not land in the user's
-        // opencode history, where recall would index its own output.
-        env: { ...ctx.env, ...OPENCODE_RUN_ENV, OPENCODE_DB: path.join(ctx.cwd, "opencode-answer.db") },
-        signal: ctx.signal,
-        stdin: prompt,
-        timeoutMs: ctx.timeouts.generationMs,
-      });
-      if (result.timedOut) return { ok: false, error: "timed out" };
-      const texts: string[] = [];
-      for (const raw of result.stdout.split("\n")) {
-        if (!raw.startsWith("{")) continue;
-        let event: unknown;
-        try {
-          event = JSON.parse(raw);
-        } catch {
-          continue;
-        }
-        if (!isRecord(event)) continue;
-        if (event.type === "error") return { ok: false, error: "opencode reported an error" };
-        if (event.type === "tool_use") return { ok: false, error: "opencode tried to use a tool" };
-        if (event.type === "text" && isRecord(event.part) && typeof event.part.text === "string") {
-          texts.push(event.part.text);
-        }
-      }
-      if (result.code !== 0) return { ok: false, error: describeExit(result, "failed") };
-      return { ok: true, text: texts.join("\n\n") };
-    },
+export function watchOpencodeEvents(): (line: string) => string | undefined {
+  let steps = 0;
+  return (line) => {
+    if (!line.startsWith("{")) return undefined;
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(event)) return undefined;
+    if (event.type === "tool_use") return "tried to use a tool";
+    if (event.type === "step_start" && ++steps > 1) return "started a second model step";
+    return undefined;
   };
 }
 
-export const opencodeProvider = createOpencodeProvider();
+/** The clean HOME, config, data and state folders, with the user's auth.json linked into data. */
+async function prepareOpencodeHome(ctx: ProviderContext): Promise<void> {
+  const homes = opencodeHomes(ctx.scratch);
+  await prepareCleanHome(
+    [homes.home, homes.config, homes.data, homes.state],
+    [{ from: opencodeUserPaths(ctx.env).authFile, to: path.join(homes.data, "opencode", "auth.json") }],
+  );
+}
+
+/**
+ * opencode has no usage-limits reader, and needs none here: a model its catalog prices at zero
+ * for input and output cannot spend credits, so the zero-price rule is the availability check
+ * (history-search-spec "Optional answers"). The catalog is read with the same clean
+ * configuration as the run, so a model the user's own opencode.json adds or re-prices is neither
+ * listed nor run.
+ */
+export const opencodeProvider: AnswerProvider = {
+  name: "opencode",
+  binary: "opencode",
+
+  async probe(ctx: ProviderContext): Promise<Availability> {
+    await prepareOpencodeHome(ctx);
+    const result = await runProcess({
+      command: ctx.command,
+      // --pure: the same plugin-free catalog the run will see.
+      args: ["models", "--verbose", "--pure"],
+      cwd: ctx.cwd,
+      env: opencodeEnv(ctx.env, ctx.scratch),
+      signal: ctx.signal,
+      timeoutMs: ctx.timeouts.probeMs,
+    });
+    if (result.timedOut)
+      return { ok: false, reason: "probe-failed", detail: "opencode catalog probe timed out" };
+    if (result.code !== 0) {
+      return {
+        ok: false,
+        reason: "probe-failed",
+        detail: describeExit(result, "opencode catalog probe failed"),
+      };
+    }
+    const choice = chooseOpencodeModel(parseVerboseCatalog(result.stdout), ctx.config.opencodeModel);
+    if (!choice.ok) return { ok: false, reason: "model-unavailable", detail: choice.detail };
+    return { ok: true, model: choice.model };
+  },
+
+  async run(ctx: ProviderContext, model: string, prompt: string): Promise<RunOutcome> {
+    await prepareOpencodeHome(ctx);
+    const result = await runProcess({
+      command: ctx.command,
+      // A fixed --title: otherwise opencode asks a second, "small" model to write one.
+      args: [
+        "run",
+        "--pure",
+        "--model",
+        model,
+        "--format",
+        "json",
+        "--title",
+        "recall answer",
+        "--dir",
+        ctx.cwd,
+      ],
+      cwd: ctx.cwd,
+      env: opencodeEnv(ctx.env, ctx.scratch),
+      signal: ctx.signal,
+      stdin: prompt,
+      timeoutMs: ctx.timeouts.generationMs,
+      watch: watchOpencodeEvents(),
+    });
+    // Messages are predicates: answer.error puts the provider's name before them.
+    if (result.stoppedBy) return { ok: false, error: result.stoppedBy };
+    if (result.timedOut) return { ok: false, error: "timed out" };
+    if (result.truncated) return { ok: false, error: "wrote more events than recall reads" };
+    const texts: string[] = [];
+    for (const raw of result.stdout.split("\n")) {
+      if (!raw.startsWith("{")) continue;
+      let event: unknown;
+      try {
+        event = JSON.parse(raw);
+      } catch {
+        continue;
+      }
+      if (!isRecord(event)) continue;
+      if (event.type === "error") return { ok: false, error: "reported an error" };
+      if (event.type === "tool_use") return { ok: false, error: "tried to use a tool" };
+      if (event.type === "text" && isRecord(event.part) && typeof event.part.text === "string") {
+        texts.push(event.part.text);
+      }
+    }
+    if (result.code !== 0) return { ok: false, error: describeExit(result, "failed") };
+    return { ok: true, text: texts.join("\n\n") };
+  },
+};
