@@ -264,7 +264,9 @@ describe("search_history input (fts5)", () => {
     } finally {
       delete plannerTuning.observe;
     }
+    // Words as typed, then in any form ("flamingo*", "budget*"), then any word.
     expect(seen).toEqual([
+      ["all", undefined],
       ["all", undefined],
       ["any", RELAXED_MAX_SCORED],
     ]);

@@ -30,8 +30,10 @@ export interface QueryUnit {
 
 export interface HistoryQuery {
   units: QueryUnit[];
-  /** Every unit's terms, de-duplicated, in query order: what the passes rank. */
+  /** Every unit's terms, de-duplicated, in query order: stems where words have them. */
   terms: string[];
+  /** The same with each word as typed: what the first strict pass ranks. */
+  exactTerms: string[];
 }
 
 /** Runs of characters joined into one identifier when nothing but these separates them. */
@@ -113,5 +115,6 @@ export function compileHistoryQuery(query: string, maxTerms: number): HistoryQue
     units.push(unit);
     terms.push(...fresh);
   }
-  return { units, terms };
+  const exactTerms = [...new Set(units.flatMap((u) => (u.phrase ? u.terms : u.exact)))];
+  return { units, terms, exactTerms };
 }

@@ -1,9 +1,9 @@
-import { containsPhrase } from "./bm25.js";
+import { containsPhrase, countTerms, foldedTokens, foldForMatching } from "./bm25.js";
 import type { QueryUnit } from "./history-query.js";
 
 /**
  * search_history's ordering of a pass's candidate window, as pure functions of the candidates'
- * bm25 scores and tokens (bm25.ts foldedTokens of title and body):
+ * bm25 scores and text (title and body, counted as unicode61 tokenizes them: bm25.ts):
  * - within a pass, conversation turns come before tool output (previews of tool results and
  *   written files, role `tool`), which is noisier and longer;
  * - an identifier or CJK unit found as a phrase, then a word found in the exact form typed, rank
@@ -22,8 +22,8 @@ export interface Candidate {
   score: number;
   conversation: string | null;
   role: string;
-  /** Folded tokens of title and body, or null when their folding is unknown (then taken as matching). */
-  tokens: string[] | null;
+  /** Title and body as searched. */
+  text: string;
 }
 
 /** Added to bm25 (lower is better) for each identifier or CJK unit found as a phrase. */
@@ -40,22 +40,45 @@ export const HITS_PER_CONVERSATION = 2;
 
 type UnitMatch = "none" | "partial" | "stem" | "exact";
 
-/** How a candidate's tokens hold one unit. */
-export function unitMatch(tokens: readonly string[] | null, unit: QueryUnit): UnitMatch {
-  if (tokens === null) return "stem";
-  if (unit.phrase) {
-    const present = unit.exact.filter((p) => tokens.includes(p)).length;
-    if (present === unit.exact.length) return containsPhrase(tokens, unit.exact) ? "exact" : "stem";
-    return present > 0 ? "partial" : "none";
-  }
-  const word = unit.exact[0]!;
-  if (tokens.includes(word)) return "exact";
-  const term = unit.terms[0]!;
-  if (term.endsWith("*")) {
-    const stem = term.slice(0, -1);
-    if (tokens.some((t) => t.startsWith(stem))) return "stem";
-  }
-  return "none";
+/**
+ * The terms a unit's match is told by (a word's exact form then its stem, an identifier's parts),
+ * folded as unicode61 folds text ("café" → "cafe"); null when a part's folding is unknown.
+ */
+function probesOf(unit: QueryUnit): string[] | null {
+  const terms = unit.phrase ? unit.exact : [unit.exact[0]!, ...unit.terms.filter((t) => t.endsWith("*"))];
+  const folded = terms.map(foldForMatching);
+  return folded.every((t) => t !== null && !UNKNOWN_FOLDING.test(t)) ? (folded as string[]) : null;
+}
+/** bm25.ts's stand-ins for characters of unknown folding (private use U+E000, U+E001). */
+const UNKNOWN_FOLDING = /[\uE000\uE001]/;
+
+/**
+ * How a candidate's text holds each unit. Occurrences are counted as FTS5 counts them
+ * (bm25.ts countTerms, one pass per term over the text); the text is split into tokens only to
+ * check that an identifier's parts, all present, are adjacent. A text whose folding is unknown
+ * counts as holding every unit through its stem (FTS5 matched it; no bonus is given).
+ */
+export function unitMatches(text: string, units: readonly QueryUnit[]): UnitMatch[] {
+  const probes = units.map(probesOf);
+  if (probes.some((p) => p === null)) return units.map(() => "stem");
+  const flat = (probes as string[][]).flat();
+  const counts = new Array<number>(flat.length).fill(0);
+  if (!countTerms(text, flat, 1, counts)) return units.map(() => "stem");
+  let tokens: string[] | null | undefined;
+  let at = 0;
+  return units.map((unit, u) => {
+    const n = probes[u]!.length;
+    const parts = probes[u]!;
+    const found = counts.slice(at, (at += n));
+    if (unit.phrase) {
+      const present = found.filter((c) => c > 0).length;
+      if (present < n) return present > 0 ? "partial" : "none";
+      tokens ??= foldedTokens(text);
+      return tokens === null || containsPhrase(tokens, parts) ? "exact" : "stem";
+    }
+    if (found[0]! > 0) return "exact";
+    return found.slice(1).some((c) => c > 0) ? "stem" : "none";
+  });
 }
 
 export interface Adjusted extends Candidate {
@@ -67,11 +90,10 @@ export interface Adjusted extends Candidate {
 export function adjust(candidate: Candidate, units: readonly QueryUnit[]): Adjusted {
   let adjusted = candidate.score;
   let whole = false;
-  for (const unit of units) {
-    const m = unitMatch(candidate.tokens, unit);
+  unitMatches(candidate.text, units).forEach((m, u) => {
     if (m === "stem" || m === "exact") whole = true;
-    if (m === "exact") adjusted += unit.phrase ? PHRASE_BONUS : EXACT_FORM_BONUS;
-  }
+    if (m === "exact") adjusted += units[u]!.phrase ? PHRASE_BONUS : EXACT_FORM_BONUS;
+  });
   return { ...candidate, adjusted, whole };
 }
 

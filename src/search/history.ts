@@ -4,7 +4,6 @@ import { searchFts5 } from "./engines/fts5.js";
 import { searchPlain, excerptAround, substrings } from "./engines/plain.js";
 import type { EngineSearch, RankedDocument } from "./engines/types.js";
 import { CJK_SEPARATOR } from "../projection/cjk.js";
-import { foldedTokens } from "./bm25.js";
 import { excerpt } from "./excerpt.js";
 import type { DocumentFilters } from "./filters.js";
 import { compileHistoryQuery, type HistoryQuery } from "./history-query.js";
@@ -58,11 +57,14 @@ export interface HistorySearchResult {
 
 /**
  * Candidates each pass ranks before ordering them by phrase, exact form, role and conversation
- * (history-rank.ts): a window wider than `limit`, so a conversation's second match and a turn
- * ranked just below tool output are seen. Measured by `npm run bench` (LoCoMo, 1M latency).
+ * (history-rank.ts): a window a little wider than `limit`, so a turn ranked just below tool
+ * output and a conversation's second match are seen. Measured at 1M messages (npm run bench):
+ * a strict window of 30 sent common-word queries to the planner's fallback (the impact lists
+ * seldom hold 30 rows with every word; p95 37 → 107 ms); LoCoMo through MCP gave the same
+ * session hit@1 with a relaxed window of 30 as of 100 (73.1 and 72.8 %).
  */
-export const STRICT_WINDOW = 30;
-export const RELAXED_WINDOW = 100;
+export const STRICT_WINDOW = 15;
+export const RELAXED_WINDOW = 30;
 /** Snippet length in tokens around the matches (then bounded to 320 characters). */
 export const SNIPPET_TOKENS = 48;
 
@@ -129,7 +131,7 @@ function ordered(docs: readonly RankedDocument[], query: HistoryQuery, relaxed: 
     score: d.score,
     conversation: d.conversation,
     role: d.role,
-    tokens: foldedTokens(`${d.title}\n${d.body}`),
+    text: `${d.title}\n${d.body}`,
   }));
   return orderPass(candidates, query.units, relaxed).map((c) => byId.get(c.id)!);
 }
@@ -147,11 +149,32 @@ export function searchHistory(
   limit: number,
 ): HistorySearchResult {
   const compiled = compileHistoryQuery(query, MAX_QUERY_TOKENS);
-  const { terms, units } = compiled;
+  const { terms, exactTerms, units } = compiled;
   if (filters.sessions !== undefined && !hasParticipants(db)) filters = { ...filters, participants: false };
   const window = (n: number) => (engine === "fts5" ? Math.max(limit, n) : limit);
-  const strict = runEngine(db, engine, { terms, match: "all", filters, limit: window(STRICT_WINDOW) });
-  const chosen = (engine === "fts5" ? ordered(strict, compiled, false) : strict).slice(0, limit);
+  const order = (docs: RankedDocument[], relaxed: boolean) =>
+    engine === "fts5" ? ordered(docs, compiled, relaxed) : docs;
+  // Every word as typed first; other forms of the words only when those are too few. Prefix
+  // terms cost more to rank (FTS5 merges every token they cover), and an exact form outranks
+  // another one.
+  const strict = runEngine(db, engine, {
+    terms: exactTerms,
+    match: "all",
+    filters,
+    limit: window(STRICT_WINDOW),
+  });
+  const chosen = order(strict, false).slice(0, limit);
+  if (chosen.length < limit && exactTerms.join(" ") !== terms.join(" ")) {
+    const forms = runEngine(db, engine, {
+      terms,
+      match: "all",
+      filters,
+      limit: window(STRICT_WINDOW),
+      excludeIds: strict.map((d) => d.id),
+    });
+    strict.push(...forms);
+    chosen.push(...order(forms, false).slice(0, limit - chosen.length));
+  }
   const hits = chosen.map((d) => toHit(d, false, snippetOf(d, engine, compiled)));
   if (hits.length < limit && units.length > 1) {
     const relaxed = runEngine(db, engine, {

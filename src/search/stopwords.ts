@@ -1,6 +1,7 @@
 /**
- * Common English function words dropped from OR queries when other terms remain. A
- * stopword-only query keeps its words, so a non-empty query never becomes an empty search.
+ * Common English function words dropped from queries when other terms remain (with the stems of
+ * negative contractions, "didn't" read as "didn"). A stopword-only query keeps its words, so a
+ * non-empty query never becomes an empty search.
  */
 export const STOPWORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are as at be because been before being below between
@@ -9,7 +10,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
   off on once only or other our ours ourselves out over own same she should so some such than that the their
   theirs them themselves then there these they this those through to too under until up very was we were what
   when where which while who whom why will with would you your yours yourself yourselves did didn't does doesn't
-  we've i'm it's that's what's let's`
+  we've i'm it's that's what's let's didn doesn don isn aren wasn weren hasn haven hadn won wouldn couldn
+  shouldn`
     .split(/\s+/)
     .filter(Boolean),
 );

@@ -1,6 +1,7 @@
 import type { Db } from "../store/open.js";
 import { sampleBodies, type StoredTermStats } from "../store/term-stats.js";
 import { queryTokens } from "./query.js";
+import { prefixTerm } from "./stem.js";
 import { buildImpactList, clearTermCache, documentFrequency, termCache } from "./term-cache.js";
 import { HISTORY_WEIGHTS } from "./weights.js";
 
@@ -8,16 +9,24 @@ import { HISTORY_WEIGHTS } from "./weights.js";
 export const TERM_SAMPLE = 600;
 /** A term in at least this share of the sample is common: its first use would cost a full pass. */
 export const COMMON_SHARE = 0.02;
-export const MAX_COMMON_TERMS = 160;
+export const MAX_COMMON_TERMS = 240;
+
+/** A token and, when it has one, the stem prefix a query of it searches (stem.ts: "index*"). */
+const withStem = (token: string): string[] => {
+  const stem = prefixTerm(token);
+  return stem === token ? [token] : [token, stem];
+};
 
 /**
  * The index's most common terms, from an even sample of its documents: the terms whose counts
- * and impact lists cost the most to build on first use. Reads only.
+ * and impact lists cost the most to build on first use. A common word's stem prefix is one too:
+ * queries search words through their stems (history-query.ts). Reads only.
  */
 export function commonTerms(db: Db, sample = TERM_SAMPLE): string[] {
   const bodies = sampleBodies(db, sample);
   const docs = new Map<string, number>();
-  for (const body of bodies) for (const t of new Set(queryTokens(body))) docs.set(t, (docs.get(t) ?? 0) + 1);
+  for (const body of bodies)
+    for (const t of new Set(queryTokens(body).flatMap(withStem))) docs.set(t, (docs.get(t) ?? 0) + 1);
   const min = Math.max(2, bodies.length * COMMON_SHARE);
   return [...docs]
     .filter(([, n]) => n >= min)
