@@ -67,4 +67,10 @@ describe("excerpts", () => {
     expect(short).toBe(`…${"a".repeat(8)} okapiword ${"b".repeat(9)}…`);
     expect(shortenExcerpt("short one", ["okapiword"], 30)).toBe("short one");
   });
+
+  it("keeps the punctuation at an end of the text it reaches, and shows CJK text without its separators", () => {
+    expect(excerpt("(Hello world, this is it.)\n", ["hello"], 48)).toBe("(Hello world, this is it.)");
+    expect(excerpt("Intro. Hello world, this is it.", ["world"], 3)).toBe("…Hello world, this…");
+    expect(excerpt("検\u200B索\u200B結\u200B果です。", ["検"], 48)).toBe("検索結果です。");
+  });
 });

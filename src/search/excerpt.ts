@@ -145,11 +145,14 @@ function excerptOf(
   const last = matches.at(-1) ?? first;
   const room = Math.max(1, maxChars - 2);
   const all = codePointLength(text.slice(first.start, last.end)) <= room;
+  // A window at either end of the text keeps the punctuation there ("…listesi."), as snippet() does.
+  const atStart = best === 0;
+  const atEnd = end === spans.length;
   return clip(
     text,
     {
-      from: window[0]!.start,
-      to: window.at(-1)!.end,
+      from: atStart ? text.length - text.trimStart().length : window[0]!.start,
+      to: atEnd ? text.trimEnd().length : window.at(-1)!.end,
       focusFrom: first.start,
       focusTo: all ? last.end : first.end,
     },
