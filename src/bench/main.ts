@@ -7,7 +7,7 @@
  *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--json] [--only section,…] [--queries N]
  *                    [--seed N] [--locomo N|all|none] [--keep]
  *
- * Sections: indexing, history, chats, baselines, cold, mcp, large, locomo (default: all).
+ * Sections: indexing, redaction, history, chats, baselines, cold, mcp, large, locomo (default: all).
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -36,6 +36,7 @@ import {
   type ChatScale,
   type HistoryScale,
   type IndexingFigures,
+  type RedactionFigures,
   type ScaleResult,
 } from "./report.js";
 import type { IndexRun } from "./worker-index.js";
@@ -44,6 +45,7 @@ import { createSearchHistoryTool } from "../tools/search-history.js";
 
 export const SECTIONS = [
   "indexing",
+  "redaction",
   "history",
   "chats",
   "baselines",
@@ -192,6 +194,24 @@ function indexingFigures(
 
 const wants = (args: BenchArgs, ...sections: Section[]) => sections.some((s) => args.only.has(s));
 
+/** Redaction's cost: indexing runs with it on (the section's own and one more) against one with it off. */
+function redactionFigures(messages: number, on: IndexRun[], off: IndexRun): RedactionFigures {
+  const mean = (f: (r: IndexRun) => number) => on.reduce((sum, r) => sum + f(r), 0) / on.length;
+  const onMs = mean((r) => r.wallMs);
+  const redactMs = mean((r) => r.redactMs ?? 0);
+  const texts = mean((r) => r.redactedTexts ?? 0);
+  return {
+    withRedaction: fig(Math.round(messages / (onMs / 1000)), "messages/s", `mean of ${on.length} runs`),
+    withoutRedaction: fig(Math.round(messages / (off.wallMs / 1000)), "messages/s"),
+    cpuCost: fig(
+      round((mean((r) => r.cpuMs ?? 0) / (off.cpuMs ?? NaN) - 1) * 100, 1),
+      "% more indexing CPU time",
+    ),
+    redactShare: fig(round((redactMs / onMs) * 100, 1), "% of indexing time in redact()"),
+    perText: fig(texts > 0 ? round((redactMs * 1000) / texts, 2) : null, "µs per projected text"),
+  };
+}
+
 async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryScale> {
   const scratch = scratchDir(`history-${scale}`);
   try {
@@ -208,6 +228,18 @@ async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryS
       corpus.generateMs,
     );
     const result: HistoryScale = { indexing };
+    if (wants(args, "redaction")) {
+      // Off, then on again: each setting gets a run after another has warmed the page cache.
+      log(`${scale}: indexing the same transcripts with redaction off, then on again`);
+      const off = runWorker([
+        "history",
+        corpus.home,
+        path.join(scratch.dir, "recall-unredacted"),
+        "no-redaction",
+      ]);
+      const again = runWorker(["history", corpus.home, path.join(scratch.dir, "recall-redacted")]);
+      result.redaction = redactionFigures(corpus.messages, [run, again], off);
+    }
     const store = await openHistoryStore({
       home: recallHome,
       projectionVersion: PROJECTION_VERSION,
@@ -407,7 +439,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
       history: { unavailable: "not selected" },
       chats: { unavailable: "not selected" },
     };
-    if (wants(args, "indexing", "history", "baselines", "cold", "mcp")) {
+    if (wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp")) {
       try {
         result.history = await historyScale(args, scale);
       } catch (e) {

@@ -34,8 +34,24 @@ export interface IndexingFigures {
   attach?: Figure;
 }
 
+/**
+ * What redaction costs the indexer: the same transcripts indexed again with it off, and once
+ * more with it on (means of the two runs with it on, against the run without), and the time
+ * spent inside redact() itself in those runs.
+ */
+export interface RedactionFigures {
+  withRedaction: Figure;
+  withoutRedaction: Figure;
+  /** Indexing CPU time with redaction over without, less one (wall time is noisier on a shared machine). */
+  cpuCost: Figure;
+  /** Time inside redact(), as a share of the indexing wall time, and per projected text. */
+  redactShare: Figure;
+  perText: Figure;
+}
+
 export interface HistoryScale {
   indexing: IndexingFigures;
+  redaction?: RedactionFigures;
   search?: HistorySearchFigures;
   baselines?: { needles: Figure; ripgrep: Baseline; like: Baseline };
   coldProcess?: ColdProcessFigures;
@@ -277,6 +293,13 @@ export function renderReport(result: BenchResult): string {
     rows.push(["source size", ...both((x) => fmt(x.indexing.sourceSize))]);
     rows.push(["indexing: messages/s (one core)", ...both((x) => fmt(x.indexing.messagesPerSecond))]);
     rows.push(["indexing: source MB/s", ...both((x) => fmt(x.indexing.sourceMegabytesPerSecond, 2))]);
+    if (h?.redaction)
+      rows.push([
+        "indexing with / without redaction: messages/s (cost)",
+        `${fmt(h.redaction.withRedaction)} / ${fmt(h.redaction.withoutRedaction)} (${fmt(h.redaction.cpuCost)}; ` +
+          `inside redact: ${fmt(h.redaction.redactShare)}, ${fmt(h.redaction.perText, 2)})`,
+        "–",
+      ]);
     rows.push(["indexing: wall time", ...both((x) => fmt(x.indexing.wall))]);
     rows.push(["indexing: peak RSS", ...both((x) => fmt(x.indexing.peakRss))]);
     rows.push([

@@ -1,6 +1,6 @@
 /**
  * Indexing, measured in a process of its own so its peak RSS is the indexer's alone:
- *   node dist/bench/worker-index.js history <home> <recallHome>
+ *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction]
  *   node dist/bench/worker-index.js chats <dbFile> <backupDir>
  * Prints one JSON object (IndexRun) on stdout.
  */
@@ -11,7 +11,12 @@ import { limitHeapGrowth } from "../core/heap.js";
 import { ConfigSchema } from "../config/schema.js";
 import { attachChatSearch } from "../embed/attach.js";
 import { backfill } from "../indexer/backfill.js";
-import { PROJECTION_VERSION } from "../projection/index.js";
+import {
+  compileRedaction,
+  DEFAULT_REDACTION,
+  PROJECTION_VERSION,
+  type Redaction,
+} from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { openDatabase } from "../store/open.js";
@@ -34,9 +39,31 @@ export interface IndexRun {
   /** History: the broker's idle job run to the end after the backfill (common terms' statistics). */
   termStatsMs?: number;
   termStats?: number;
+  /** History: the backfill's CPU time (user and system), steadier than wall time on a busy machine. */
+  cpuMs?: number;
+  /** History with redaction on: time spent redacting, and how many projected texts it redacted. */
+  redactMs?: number;
+  redactedTexts?: number;
 }
 
-async function history(home: string, recallHome: string): Promise<IndexRun> {
+/** The built-in redaction, timed: every projected text goes through redact() once. */
+function timedRedaction(): { redaction: Redaction; figures: { ms: number; texts: number } } {
+  const figures = { ms: 0, texts: 0 };
+  const redaction: Redaction = {
+    ...DEFAULT_REDACTION,
+    redact(text) {
+      const t0 = performance.now();
+      const out = DEFAULT_REDACTION.redact(text);
+      figures.ms += performance.now() - t0;
+      figures.texts += 1;
+      return out;
+    },
+  };
+  return { redaction, figures };
+}
+
+/** `redact`: false indexes with redaction off (config.json redaction.enabled false), for its cost. */
+async function history(home: string, recallHome: string, redact: boolean): Promise<IndexRun> {
   limitHeapGrowth(); // as the recall CLI does (not the chat run, which stands for a host app)
   const env = {
     HOME: home,
@@ -46,13 +73,17 @@ async function history(home: string, recallHome: string): Promise<IndexRun> {
   const config = ConfigSchema.parse({});
   const store = await openHistoryStore({ home: recallHome, projectionVersion: PROJECTION_VERSION });
   const sources = createSources(env, config);
+  const timed = redact ? timedRedaction() : null;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = backfill(store.db, sources, {
     projectionVersion: PROJECTION_VERSION,
+    redaction: timed?.redaction ?? compileRedaction({ enabled: false, patterns: [], allow: [] }),
     clock: systemClock,
     deferReadIndexes: true, // as `recall index` does in the foreground
   });
   const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   for (const s of sources) s.close?.();
   // What the broker does in its first idle cycles after a backfill, timed apart.
   const t1 = performance.now();
@@ -74,6 +105,8 @@ async function history(home: string, recallHome: string): Promise<IndexRun> {
     documents,
     termStatsMs,
     termStats,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    ...(timed ? { redactMs: timed.figures.ms, redactedTexts: timed.figures.texts } : {}),
   };
 }
 
@@ -102,8 +135,8 @@ async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
   };
 }
 
-const [kind, a, b] = process.argv.slice(2);
-const run = kind === "history" ? history(a!, b!) : chats(a!, b!);
+const [kind, a, b, option] = process.argv.slice(2);
+const run = kind === "history" ? history(a!, b!, option !== "no-redaction") : chats(a!, b!);
 run.then(
   (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
   (e: unknown) => {

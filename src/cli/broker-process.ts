@@ -5,7 +5,7 @@ import { systemClock } from "../core/clock.js";
 import { electBroker, type BrokerHandle } from "../indexer/broker.js";
 import { forget, ForgetScope } from "../indexer/forget.js";
 import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
-import { PROJECTION_VERSION } from "../projection/index.js";
+import { compileRedaction, PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
 import { recoverFirstLoad } from "../store/first-load.js";
 import { readyWriter, registerFunctions } from "../store/history-store.js";
@@ -55,6 +55,7 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
           db: writer,
           createSources: () => createSources(options.sourceEnv, options.config),
           projectionVersion: PROJECTION_VERSION,
+          redaction: compileRedaction(options.config.redaction),
           clock: systemClock,
           rawMaxBytesPerSource: options.config.retention.rawMaxBytesPerSource,
           writer: "broker",
@@ -68,6 +69,10 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
         w.start();
         worker = w;
         log(`elected broker; indexing ${w.sourceNames().join(", ") || "no sources"} in the background`);
+        if (!options.config.redaction.enabled)
+          log(
+            "redaction is OFF (config.json redaction.enabled is false): secrets are indexed and shown verbatim",
+          );
       } catch (error) {
         // Still the broker (no second writer starts), but without a worker: say so.
         log(`elected broker, but the index worker could not start (${(error as Error).name})`);

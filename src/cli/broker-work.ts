@@ -5,7 +5,7 @@ import { systemClock } from "../core/clock.js";
 import { BACKFILL_GROUP } from "../indexer/backfill.js";
 import { askBroker, electBroker, type BrokerRequest } from "../indexer/broker.js";
 import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
-import { PROJECTION_VERSION } from "../projection/index.js";
+import { compileRedaction, PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
 import { readyWriter } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
@@ -81,6 +81,7 @@ export function foregroundWorker(db: Db, env: Env, config: Config): IndexWorker 
     db,
     createSources: () => createSources(env, config),
     projectionVersion: PROJECTION_VERSION,
+    redaction: compileRedaction(config.redaction),
     clock: systemClock,
     rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
     group: BACKFILL_GROUP,

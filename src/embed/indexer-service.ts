@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { DEFAULT_REDACTION, type Redaction } from "../projection/index.js";
 import { mergeStep } from "../store/fts-merge.js";
 import type { Db } from "../store/open.js";
 import {
@@ -42,6 +43,12 @@ export interface ChatIndexerOptions {
   debounceMs?: number;
   /** Low-frequency repair poll for mutation paths that never call settled(). */
   repairIntervalMs?: number;
+  /**
+   * What secrets in messages and chat titles become (projection/redact/; compileRedaction turns
+   * config.json-shaped settings into one). The built-in detectors when absent; other settings
+   * than the index was written with rebuild it in the background.
+   */
+  redaction?: Redaction;
 }
 
 export interface ChatSearchIndexer {
@@ -67,6 +74,7 @@ const RETRY_MAX_MS = 60_000;
 
 export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}): ChatSearchIndexer {
   const limits = options.limits ?? DEFAULT_CHAT_BATCH;
+  const redaction = options.redaction ?? DEFAULT_REDACTION;
   const debounceMs = options.debounceMs ?? 500;
   const repairIntervalMs = options.repairIntervalMs ?? 60_000;
   const figures: ChatIndexFigures = {
@@ -111,13 +119,13 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
     figures.running = true;
     try {
       if (!prepared) {
-        figures.rebuilding = prepareChatIndex(db).rebuild;
+        figures.rebuilding = prepareChatIndex(db, redaction).rebuild;
         prepared = true;
       }
       for (;;) {
         if (stopped) return;
         const t0 = performance.now();
-        const result = drainChatBatch(db, limits);
+        const result = drainChatBatch(db, limits, redaction);
         const took = performance.now() - t0;
         figures.batches++;
         figures.indexed += result.indexed;
@@ -184,7 +192,7 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
       // A lock held past the busy timeout now is not thrown at the host's start-up: the first
       // background drain prepares instead, and retries until it can.
       try {
-        figures.rebuilding = prepareChatIndex(db).rebuild;
+        figures.rebuilding = prepareChatIndex(db, redaction).rebuild;
         prepared = true;
       } catch {
         figures.failedDrains++;

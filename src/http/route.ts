@@ -1,3 +1,4 @@
+import type { Redaction } from "../projection/index.js";
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
 import type { GetConversationInput } from "../tools/get-conversation.js";
@@ -11,6 +12,11 @@ export interface HttpServices {
   home: string;
   /** The agent-bridge store (docs/bridge-store.md): run logs and decisions, read only. */
   bridgeRoot: string;
+  /**
+   * What secrets in text read from the bridge store itself (run logs, decision history) become,
+   * as in the index's own text (config.json `redaction`).
+   */
+  redaction: Redaction;
   now: () => number;
   tools: {
     searchHistory: ToolDefinition<typeof SearchHistoryInput>;

@@ -1,3 +1,4 @@
+import { DEFAULT_REDACTION, type Redaction } from "../projection/index.js";
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
 import { createGetConversationTool } from "../tools/get-conversation.js";
@@ -8,12 +9,19 @@ import type { HttpServices } from "./route.js";
  * The routes' view of one index: a read connection, the same tool objects MCP serves, the audit
  * home, and the agent-bridge store the run and decision links point into (read only).
  */
-export function createHttpServices(db: Db, engine: Engine, home: string, bridgeRoot: string): HttpServices {
+export function createHttpServices(
+  db: Db,
+  engine: Engine,
+  home: string,
+  bridgeRoot: string,
+  redaction: Redaction = DEFAULT_REDACTION,
+): HttpServices {
   return {
     db,
     engine,
     home,
     bridgeRoot,
+    redaction,
     now: () => Date.now(),
     tools: {
       searchHistory: createSearchHistoryTool(db, engine),

@@ -3,9 +3,10 @@ import type { Clock } from "../core/clock.js";
 import type { Db } from "../store/open.js";
 import { beginFirstLoad, isEmptyIndex, type FirstLoad } from "../store/first-load.js";
 import { dropReadIndexesIfEmpty, ensureReadIndexes, forgetIndexState } from "../store/read-indexes.js";
+import type { Redaction } from "../projection/index.js";
 import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
 import { indexView } from "./checkpoints.js";
-import { noteReadersVersion } from "./derived-versions.js";
+import { noteReadersVersion, noteRedactionFingerprint } from "./derived-versions.js";
 import { ftsGroup } from "./fts-queue.js";
 import { ingestBatch } from "./ingest.js";
 
@@ -38,6 +39,8 @@ export interface TickOptions {
   /** A rebuild: changed texts keep their rowids (IngestOptions.textInPlace). */
   textInPlace?: boolean;
   limits?: Partial<BatchLimits>;
+  /** What secrets become (IngestOptions.redaction); the built-in detectors when absent. */
+  redaction?: Redaction;
 }
 
 export interface SourceTick {
@@ -75,6 +78,7 @@ export function runTick(db: Db, sources: readonly Source[], options: TickOptions
       now: options.clock.now(),
       rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
       textInPlace: options.textInPlace ?? false,
+      redaction: options.redaction,
     });
     out.push({
       source: source.name,
@@ -199,7 +203,10 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   let finished = false;
   const empty = isEmptyIndex(db);
   // Whatever drives it (the worker, a benchmark, a test): records written now are this build's.
-  if (empty) noteReadersVersion(db);
+  if (empty) {
+    noteReadersVersion(db);
+    noteRedactionFingerprint(db, options.redaction);
+  }
   const firstLoad: FirstLoad | null = options.deferReadIndexes === true && empty ? beginFirstLoad(db) : null;
   let deferred = options.deferReadIndexes === true && dropReadIndexesIfEmpty(db);
   let idleSince: number | null = null;

@@ -1,5 +1,11 @@
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
-import { projectChatMessage, PROJECTION_VERSION, separateCjk } from "../projection/index.js";
+import {
+  DEFAULT_REDACTION,
+  projectChatMessage,
+  PROJECTION_VERSION,
+  separateCjk,
+  type Redaction,
+} from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { deleteMeta, getMeta, setMeta } from "../store/meta.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
@@ -15,6 +21,8 @@ export interface ChatBatchLimits {
 
 /** recall_meta's note that a projection rebuild of the chat documents has not drained yet. */
 const REBUILD_PENDING = "chat_rebuild_pending";
+/** recall_meta's redaction fingerprint of the chat documents (indexer/derived-versions.ts). */
+const REDACTION_FINGERPRINT = "redaction_fingerprint";
 
 export const DEFAULT_CHAT_BATCH: ChatBatchLimits = { maxRows: 100, maxBytes: 1024 * 1024 };
 
@@ -67,10 +75,12 @@ function writeMessage(
   row: DyadMessageRow,
   existing: FtsText | undefined,
   deferred: FtsText[],
+  redaction: Redaction,
 ): Written {
   const projection = projectChatMessage(
     { role: row.role, content: row.content, isCompactionSummary: Boolean(row.isCompactionSummary) },
     "search",
+    redaction,
   );
   if (projection.text.length === 0) {
     // Nothing searchable (e.g. a message that was only payload tags): keep it out of the index.
@@ -86,7 +96,8 @@ function writeMessage(
     appId: row.appId,
     chatId: row.chatId,
     role: row.role,
-    title: separateCjk(row.title ?? ""),
+    // A chat's title is searched and shown as its messages are: secrets redacted.
+    title: separateCjk(redaction.redact(row.title ?? "")),
     body: projection.text,
     compaction: row.isCompactionSummary ? 1 : 0,
     truncated: projection.truncated ? 1 : 0,
@@ -110,7 +121,11 @@ function writeMessage(
  * host writes from other connections too, and a transaction that read first and wrote later
  * would fail at once (SQLITE_BUSY_SNAPSHOT) instead of waiting out the busy timeout.
  */
-export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BATCH): ChatBatchResult {
+export function drainChatBatch(
+  db: Db,
+  limits: ChatBatchLimits = DEFAULT_CHAT_BATCH,
+  redaction: Redaction = DEFAULT_REDACTION,
+): ChatBatchResult {
   return db
     .transaction((): ChatBatchResult => {
       const chats = statement(db, "SELECT chat_id AS id FROM recall_dirty_chats LIMIT 16").all() as {
@@ -149,7 +164,7 @@ export function drainChatBatch(db: Db, limits: ChatBatchLimits = DEFAULT_CHAT_BA
       let rewritten = false;
       const top = topRowid(db);
       for (const row of rows) {
-        const written = writeMessage(db, row, existing.get(row.id), deferred);
+        const written = writeMessage(db, row, existing.get(row.id), deferred, redaction);
         if (written === "removed") removed++;
         else indexed++;
         rewritten ||= written === "rewritten";
@@ -198,19 +213,27 @@ export function finishChatRebuild(db: Db): boolean {
 }
 
 /**
- * Start-up repair: a projection-version change marks every message dirty (rebuilt in the
- * background), and documents whose message is gone are removed.
+ * Start-up repair: a projection-version change, or other redaction settings than the documents
+ * were written with, marks every message dirty (rebuilt in the background), and documents
+ * whose message is gone are removed. (No fingerprint stored: written with the built-in
+ * detectors, as derived-versions.ts reads it.)
  */
-export function prepareChatIndex(db: Db): { rebuild: boolean; orphansRemoved: number } {
+export function prepareChatIndex(
+  db: Db,
+  redaction: Redaction = DEFAULT_REDACTION,
+): { rebuild: boolean; orphansRemoved: number } {
   return db
     .transaction(() => {
-      const changed = getMeta(db, "projection_version") !== String(PROJECTION_VERSION);
+      const changed =
+        getMeta(db, "projection_version") !== String(PROJECTION_VERSION) ||
+        (getMeta(db, REDACTION_FINGERPRINT) ?? DEFAULT_REDACTION.fingerprint) !== redaction.fingerprint;
       if (changed) {
         statement(
           db,
           "INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages",
         ).run();
         setMeta(db, "projection_version", String(PROJECTION_VERSION));
+        setMeta(db, REDACTION_FINGERPRINT, redaction.fingerprint);
         noteDocumentsRewritten(db); // every document is about to be rewritten in place
         setMeta(db, REBUILD_PENDING, "1");
       }

@@ -1,3 +1,4 @@
+import { DEFAULT_REDACTION, type Redaction } from "../projection/index.js";
 import { READERS_VERSION } from "../sources/version.js";
 import type { Db } from "../store/open.js";
 import { getMeta, setMeta } from "../store/meta.js";
@@ -5,9 +6,12 @@ import { statement } from "../store/statements.js";
 
 /**
  * What built history.db's derived rows, kept in recall_meta: the projection version (the
- * documents' text, src/projection/version.ts) and the readers version (how the sources turned
- * lines into records, src/sources/version.ts).
+ * documents' text, src/projection/version.ts), the redaction fingerprint (which detectors,
+ * config.json patterns and allow-list redacted that text, or that redaction was off:
+ * projection/redact/policy.ts) and the readers version (how the sources turned lines into
+ * records, src/sources/version.ts).
  */
+export const REDACTION_FINGERPRINT_KEY = "redaction_fingerprint";
 const HAS_RECORDS = "SELECT 1 FROM recall_records LIMIT 1";
 
 /**
@@ -44,18 +48,48 @@ export function noteReadersVersion(db: Db): void {
   setMeta(db, "readers_version", String(READERS_VERSION));
 }
 
+/** The redaction the index's text is written with (an index without records gets it at once). */
+export function noteRedactionFingerprint(db: Db, redaction: Redaction = DEFAULT_REDACTION): void {
+  setMeta(db, REDACTION_FINGERPRINT_KEY, redaction.fingerprint);
+}
+
+/**
+ * The redaction fingerprint the index's text was written with. None stored: written before
+ * fingerprints were (by this unreleased projection version's builds only, as every older
+ * projection version rebuilds anyway), with the built-in detectors and no config.
+ */
+export function storedRedactionFingerprint(db: Db): string {
+  return getMeta(db, REDACTION_FINGERPRINT_KEY) ?? DEFAULT_REDACTION.fingerprint;
+}
+
 /** After a complete rebuild: the versions the index now matches. */
-export function noteDerivedVersions(db: Db, projectionVersion: number): void {
+export function noteDerivedVersions(
+  db: Db,
+  projectionVersion: number,
+  redaction: Redaction = DEFAULT_REDACTION,
+): void {
   setMeta(db, "projection_version", String(projectionVersion));
+  noteRedactionFingerprint(db, redaction);
   noteReadersVersion(db);
 }
 
 /**
  * How stale the index is for this build. An index without records has nothing an older reader
- * wrote: its readers version is noted here (a write, so call it where the writer may write).
+ * wrote, nor text an earlier redaction wrote: its readers version and redaction fingerprint are
+ * noted here (a write, so call it where the writer may write). Other redaction settings than
+ * the index's text was written with (config.json changed, redaction turned off or on, a new
+ * detector set) are a projection change: every text is rewritten.
  */
-export function checkDerivedVersions(db: Db, projectionVersion: number): Staleness {
+export function checkDerivedVersions(
+  db: Db,
+  projectionVersion: number,
+  redaction: Redaction = DEFAULT_REDACTION,
+): Staleness {
   if (older(db, "projection_version", projectionVersion)) return "projection";
+  if (storedRedactionFingerprint(db) !== redaction.fingerprint) {
+    if (statement(db, HAS_RECORDS).get() !== undefined) return "projection";
+    noteRedactionFingerprint(db, redaction);
+  }
   if (!older(db, "readers_version", READERS_VERSION)) return null;
   if (statement(db, HAS_RECORDS).get() !== undefined) return "readers";
   noteReadersVersion(db);

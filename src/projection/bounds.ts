@@ -2,6 +2,7 @@ import type { Projection, ProjectionMode } from "./types.js";
 import { readEntityBody, type EntityResult } from "./entities.js";
 import { cutHeadToBytes, cutTailToBytes, utf8ByteLength } from "./utf8.js";
 import { separateCjk } from "./cjk.js";
+import { DEFAULT_REDACTION, type Redaction } from "./redact/index.js";
 
 /**
  * Size bounds of a projection, in UTF-8 bytes of the final text.
@@ -47,11 +48,12 @@ export interface ProjectionBounds {
 }
 
 /**
- * A fresh sink for `mode`: its bounds, and in search mode CJK characters made separate tokens
+ * A fresh sink for `mode`: its bounds, secrets redacted (redact/; the built-in detectors unless
+ * the caller passes config.json's), and in search mode CJK characters made separate tokens
  * (cjk.ts).
  */
-export function sinkFor(mode: ProjectionMode): ProjectionSink {
-  return new ProjectionSink(boundsFor(mode), { separateCjk: mode === "search" });
+export function sinkFor(mode: ProjectionMode, redaction: Redaction = DEFAULT_REDACTION): ProjectionSink {
+  return new ProjectionSink(boundsFor(mode), { separateCjk: mode === "search", redaction });
 }
 
 export function boundsFor(mode: ProjectionMode): ProjectionBounds {
@@ -143,6 +145,11 @@ const RUN_SKIPPING = 2;
  * - with `separateCjk` (search mode), CJK characters are made separate tokens (cjk.ts) on the
  *   bounded output, before the final cut: the separators count against the byte bound, so a
  *   CJK-heavy text may be cut where its read projection is not.
+ * - with `redaction`, secrets become `[redacted:<detector>]` (redact/). It runs on the bounded
+ *   output (so its cost is bounded whatever the input), on the head and the tail each before
+ *   they are cut to their final size: a secret across the final cut is whole in what it sees
+ *   (the head keeps `maxBytes - headBytes` more, the ring about 1 KiB more than the tail). A
+ *   base64-looking run that holds a long provider key's prefix is kept for it to name.
  */
 export class ProjectionSink {
   private readonly maxBytes: number;
@@ -187,10 +194,16 @@ export class ProjectionSink {
   private readonly skipMinChars: number;
   /** Search mode: CJK characters become separate tokens in the final text (cjk.ts). */
   private readonly cjk: boolean;
+  /** Secrets in the final text become markers (redact/); null: kept as they are. */
+  private readonly redaction: Redaction | null;
 
-  constructor(bounds: ProjectionBounds, options: { skipMinChars?: number; separateCjk?: boolean } = {}) {
+  constructor(
+    bounds: ProjectionBounds,
+    options: { skipMinChars?: number; separateCjk?: boolean; redaction?: Redaction } = {},
+  ) {
     this.skipMinChars = options.skipMinChars ?? SKIP_MIN_CHARS;
     this.cjk = options.separateCjk === true;
+    this.redaction = options.redaction?.enabled ? options.redaction : null;
     this.maxBytes = bounds.maxBytes;
     this.headBytesCap = bounds.headBytes;
     this.tailBytesCap = bounds.tailBytes;
@@ -457,7 +470,7 @@ export class ProjectionSink {
           else if (cls === 3) digit++;
           else punct++;
           if (runLen === BASE64_WINDOW) {
-            if (upper >= 10 && lower >= 10 && digit >= 5 && punct <= 10) {
+            if (upper >= 10 && lower >= 10 && digit >= 5 && punct <= 10 && !this.holdsKey(runBuf)) {
               runMode = RUN_SKIPPING;
             } else {
               this.emitRun(BASE64_WINDOW);
@@ -529,7 +542,7 @@ export class ProjectionSink {
   finish(): Projection {
     if (this.runLen > 0) this.endRun();
     if (this.pendingHigh !== 0) this.putCodePoint(0xfffd);
-    const head = this.tokens(this.nfc(UTF8.decode(this.head.subarray(0, this.headBytes))));
+    const head = this.tokens(this.redact(this.nfc(UTF8.decode(this.head.subarray(0, this.headBytes)))));
     // The text is decoded: the head buffer goes back to the pool, and this sink takes no more.
     giveHead(this.head);
     if (this.runBuf !== NO_RUN && RUN_POOL.length < HEAD_POOL_MAX) RUN_POOL.push(this.runBuf);
@@ -548,12 +561,21 @@ export class ProjectionSink {
     for (let k = 0; k < count; k++) ordered[k] = this.ring[(this.ringPos - count + k) & (size - 1)]!;
     let from = 0;
     while (from < count && (ordered[from]! & 0xc0) === 0x80) from++; // start on a code point
-    const tail = this.tokens(this.nfc(UTF8.decode(ordered.subarray(from))));
+    const tail = this.tokens(this.redact(this.nfc(UTF8.decode(ordered.subarray(from)))));
     return { text: this.joinCut(head, tail), truncated: true };
   }
 
   private nfc(text: string): string {
     return this.nonAscii ? text.normalize("NFC") : text;
+  }
+
+  private redact(text: string): string {
+    return this.redaction ? this.redaction.redact(text) : text;
+  }
+
+  /** A base64-looking run that a long provider key starts in: left for redaction to name. */
+  private holdsKey(run: Uint16Array): boolean {
+    return this.redaction !== null && this.redaction.holdsKeyPrefix(String.fromCharCode(...run));
   }
 
   /** Search mode: CJK characters as separate tokens (only non-ASCII output can hold any). */
@@ -716,8 +738,8 @@ function isUnicodeBlank(c: number): boolean {
 const UTF8 = new TextDecoder("utf-8");
 
 /** Projects one string through a fresh sink (used for user text and tests). */
-export function boundText(text: string, mode: ProjectionMode): Projection {
-  const sink = sinkFor(mode);
+export function boundText(text: string, mode: ProjectionMode, redaction?: Redaction): Projection {
+  const sink = sinkFor(mode, redaction);
   sink.write(text);
   return sink.finish();
 }

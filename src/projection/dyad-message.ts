@@ -1,6 +1,7 @@
 import { sinkFor, type ProjectionSink } from "./bounds.js";
 import { scanDyadContent, type DyadScanHandler, type DyadTagOpening } from "./dyad-parser.js";
 import { classifyTag, keepHeaderLine, metadataLine, tagLabel } from "./dyad-tag-policy.js";
+import type { Redaction } from "./redact/index.js";
 import type { ChatMessageInput, Projection, ProjectionMode } from "./types.js";
 
 /**
@@ -20,8 +21,9 @@ import type { ChatMessageInput, Projection, ProjectionMode } from "./types.js";
 export function projectChatMessage(
   input: ChatMessageInput,
   mode: ProjectionMode,
+  redaction?: Redaction,
 ): Projection & { isCompactionSummary: boolean } {
-  const sink = sinkFor(mode);
+  const sink = sinkFor(mode, redaction);
   if (input.role === "user") {
     sink.write(input.content);
   } else {

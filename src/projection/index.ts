@@ -35,3 +35,11 @@ export {
   headTailPreview,
   writtenPreviewText,
 } from "./tool-preview.js";
+export {
+  DEFAULT_REDACTION,
+  DEFAULT_REDACTION_CONFIG,
+  MARKER_PREFIX,
+  compileRedaction,
+  redactionMarker,
+  type Redaction,
+} from "./redact/index.js";

@@ -18,6 +18,7 @@ import {
   toolResultLine,
   toolResultStatus,
 } from "./tool-summary.js";
+import type { Redaction } from "./redact/index.js";
 import type { Projection, ProjectionMode } from "./types.js";
 import { shortValue, utf8ByteLength } from "./utf8.js";
 
@@ -57,8 +58,9 @@ import { shortValue, utf8ByteLength } from "./utf8.js";
 export function projectTranscriptTurn(
   turn: TranscriptTurn,
   mode: ProjectionMode,
+  redaction?: Redaction,
 ): Projection & { indexable: boolean; isCompactionSummary: boolean } {
-  const sink = sinkFor(mode);
+  const sink = sinkFor(mode, redaction);
   const summary = turn.isCompactionSummary === true;
   const stripOut = {
     text: (s: string, start: number, end: number) => sink.write(s, start, end),
@@ -169,14 +171,17 @@ type TurnProjection = ReturnType<typeof projectTranscriptTurn>;
  * character in it (search mode separates those, cjk.ts). Indexing needs both for every record;
  * most turns then cost one pass instead of two.
  */
-export function projectTranscriptTurnBoth(turn: TranscriptTurn): {
+export function projectTranscriptTurnBoth(
+  turn: TranscriptTurn,
+  redaction?: Redaction,
+): {
   search: TurnProjection;
   read: TurnProjection;
 } {
-  const read = projectTranscriptTurn(turn, "read");
+  const read = projectTranscriptTurn(turn, "read", redaction);
   if (!read.truncated && fitsSearchBound(read.text) && !hasReadOnlyBlocks(turn) && !hasCjk(read.text))
     return { search: read, read };
-  return { search: projectTranscriptTurn(turn, "search"), read };
+  return { search: projectTranscriptTurn(turn, "search", redaction), read };
 }
 
 /**

@@ -3,7 +3,7 @@ import { bridgeRoot, type Env } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
 import { RecallError } from "../../core/errors.js";
 import { isLoopback } from "../../http/guard.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
+import { compileRedaction, PROJECTION_VERSION } from "../../projection/index.js";
 import type { Engine } from "../../store/fts-probe.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import { joinBrokerElection } from "../broker-process.js";
@@ -49,6 +49,7 @@ export async function serveDashboard(options: DashboardOptions): Promise<void> {
         store.engine,
         options.home,
         bridgeRoot(options.sourceEnv, options.config.sources.bridgeDir),
+        compileRedaction(options.config.redaction),
       ),
       host: options.host,
       port: options.port,

@@ -58,7 +58,16 @@ export const runLogRoute: Route = {
         request,
         "run_log",
         (chunk: RunChunk) => `run:${chunk.run}`,
-        () => readRunChunk(request.services.bridgeRoot, run, from ?? 0, runIndexed(request.services.db)),
+        () => {
+          const chunk = readRunChunk(
+            request.services.bridgeRoot,
+            run,
+            from ?? 0,
+            runIndexed(request.services.db),
+          );
+          // Read from the run log itself, not the index: redacted here as the index's text is.
+          return { ...chunk, text: request.services.redaction.redact(chunk.text) };
+        },
       ),
     };
   },
@@ -80,13 +89,24 @@ export const decisionHistoryRoute: Route = {
         request,
         "decision_history",
         () => `decision:${topic}`,
-        () =>
-          decisionHistory(
+        () => {
+          const history = decisionHistory(
             request.services.bridgeRoot,
             topic,
             after ?? 0,
             decisionIndexed(request.services.db),
-          ),
+          );
+          // Read from the bridge store itself, not the index: redacted here as the index's text is.
+          const { redact } = request.services.redaction;
+          return {
+            ...history,
+            revisions: history.revisions.map((r) => ({
+              ...r,
+              decision: redact(r.decision),
+              rationale: r.rationale === null ? null : redact(r.rationale),
+            })),
+          };
+        },
       ),
     };
   },
