@@ -193,7 +193,7 @@ describe("incremental JSONL sources", () => {
     expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.oversized).toBe(1);
   });
 
-  it("re-reads a truncated and rewritten file without duplicating documents", async () => {
+  it("re-reads a truncated and rewritten file as a new version, keeping the earlier one, without duplicates", async () => {
     h = await createHarness();
     const file = claudeFile(h);
     writeFileSync(
@@ -205,8 +205,9 @@ describe("incremental JSONL sources", () => {
     );
     h.index();
     expect(h.search("kiwi")).toHaveLength(3);
+    const first = readFileSync(file);
 
-    // Truncated, then rewritten shorter with other content.
+    // Truncated, then rewritten shorter with other content: the earlier version stays.
     truncateSync(file, 0);
     writeFileSync(
       file,
@@ -215,28 +216,43 @@ describe("incremental JSONL sources", () => {
     h.clock.advance(60_000);
     h.index();
     expect(h.search("mango")).toHaveLength(1);
-    // The conversation is the new content's: no title, times and ordinals from its records.
+    expect(h.search("kiwi")).toHaveLength(3);
     expect(
       h.store.db
-        .prepare(
-          "SELECT title, started_at AS s, updated_at AS u, next_ordinal AS n FROM recall_conversations WHERE id = ?",
-        )
+        .prepare("SELECT title, started_at AS s, next_ordinal AS n FROM recall_conversations WHERE id = ?")
         .get(`claude:${SESSION}`),
-    ).toEqual({ title: null, s: BASE_TIME + 5, u: BASE_TIME + 5, n: 1 });
+    ).toEqual({ title: "Kiwi notes", s: BASE_TIME + 5, n: 4 });
     expect(sessionsForAlias(h.store.db, "Kiwi notes")).toContain(SESSION);
-    expect(h.search("kiwi")).toHaveLength(0);
-    expect(docs(h).map((d) => d.k)).toEqual(["new0"]);
-    expect(h.count("SELECT count(*) FROM recall_records")).toBe(1);
+    expect(docs(h).map((d) => d.k)).toEqual(["old0", "old1", "old2", "new0"]);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(4);
+    expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.rewritten).toBe(1);
+    // Export gives the newest version; the earlier one by its epoch.
     expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
+    const earlier: Buffer[] = [];
+    exportConversation(h.store.db, `claude:${SESSION}`, (b) => earlier.push(Buffer.from(b)), file, 0);
+    expect(Buffer.concat(earlier).equals(first)).toBe(true);
 
-    // Replaced by a file of the same size with a different head.
+    // Replaced by a file of the same size with a different head: the same line id with other
+    // text is kept beside the earlier one, under the version's mark.
     const same = readFileSync(file).toString("utf8").replace("delta mango", "omega mango");
     writeFileSync(file, same);
     h.clock.advance(60_000);
     h.index();
     expect(h.search("omega mango")).toHaveLength(1);
-    expect(h.search("delta")).toHaveLength(0);
-    expect(docs(h)).toHaveLength(1);
+    expect(h.search("delta mango")).toHaveLength(1);
+    expect(docs(h).map((d) => d.k)).toEqual(["old0", "old1", "old2", "new0", "new0~2"]);
+
+    // Rewritten with lines it held before, in any version: the same records, not copies.
+    writeFileSync(
+      file,
+      claudeLine({ uuid: "old1", session: SESSION, text: "beta kiwi", at: BASE_TIME + 101 }) + same,
+    );
+    h.clock.advance(60_000);
+    h.index();
+    expect(h.search("kiwi")).toHaveLength(3);
+    expect(h.search("omega mango")).toHaveLength(1);
+    expect(docs(h)).toHaveLength(5);
+    expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.rewritten).toBe(3);
 
     // Grown again after the rewrite: appended lines only.
     appendFileSync(
@@ -245,7 +261,8 @@ describe("incremental JSONL sources", () => {
     );
     h.clock.advance(60_000);
     h.index();
-    expect(docs(h).map((d) => d.k)).toEqual(["new0", "new1"]);
+    expect(docs(h).map((d) => d.k)).toEqual(["old0", "old1", "old2", "new0", "new0~2", "new1"]);
+    expect(h.count("SELECT count(*) FROM recall_records")).toBe(6);
   });
 
   it("re-reads a file rewritten in place past its head before it grew, and exports the new bytes", async () => {
@@ -274,8 +291,9 @@ describe("incremental JSONL sources", () => {
     h.clock.advance(60_000);
     h.index();
     expect(h.search("egret")).toHaveLength(1);
-    expect(h.search("line 10 of the heron")).toHaveLength(0);
-    expect(docs(h)).toHaveLength(13);
+    // The line as it was before the edit stays retained, beside the edited one.
+    expect(h.search("line 10 of the heron")).toHaveLength(1);
+    expect(docs(h)).toHaveLength(14);
     expect(h.malformed("claude-code")).toBe(0);
     expect(exportBytes(h, `claude:${SESSION}`).equals(readFileSync(file))).toBe(true);
 
@@ -299,7 +317,8 @@ describe("incremental JSONL sources", () => {
       h.index();
     }
     expect(epoch()).toBe(emptied);
-    expect(docs(h)).toHaveLength(2);
+    // Lines written again with the same text are the same records: nothing doubled, nothing lost.
+    expect(docs(h)).toHaveLength(14);
   });
 
   it("keeps a deleted transcript searchable and readable, exports it byte for byte, and rebuilds from it", async () => {
@@ -349,8 +368,8 @@ describe("incremental JSONL sources", () => {
     );
     for (const row of rows) toDeflate.run(deflateRawSync(decompressRaw(row.data, row.codec)), row.id);
 
-    // The CLI gives the same bytes back.
-    const out = path.join(h.recallHome, "exported.jsonl");
+    // The CLI gives the same bytes back (beside RECALL_HOME: export never writes inside it).
+    const out = path.join(path.dirname(h.recallHome), "exported.jsonl");
     const cli = runCli(["export", `claude:${SESSION}`, "--out", out], {
       RECALL_HOME: h.recallHome,
       HOME: h.home,
@@ -950,7 +969,9 @@ describe("incremental JSONL sources", () => {
       h.index();
       expect(faults.failed()).toBe(1);
       expect(h.search("echidna")).toHaveLength(0);
-      expect(h.malformed("claude-code")).toBe(1);
+      // A read that fails is unreadable, not malformed (its bytes were never seen).
+      expect(h.malformed("claude-code")).toBe(0);
+      expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.unreadable).toBe(1);
       // Not before the first backoff, then once per backoff (5 s, then 10 s), the file unchanged.
       h.clock.advance(IO_RETRY_FIRST_MS - 1);
       h.index();
@@ -967,7 +988,7 @@ describe("incremental JSONL sources", () => {
       faults.restore();
     }
     expect(h.search("echidna")).toHaveLength(1);
-    expect(h.malformed("claude-code")).toBe(1);
+    expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.unreadable).toBe(1);
   });
 
   it("a file that cannot be opened ends the backfill, counted once, and is read once it can be", async () => {
@@ -984,7 +1005,8 @@ describe("incremental JSONL sources", () => {
       });
       expect(ticks, "the backfill ended by itself").toBeLessThan(500);
       expect(faults.failed()).toBeGreaterThan(0);
-      expect(h.malformed("claude-code")).toBe(1);
+      expect(sourceCoverage(h.store.db, ["claude-code"])[0]!.unreadable).toBe(1);
+      expect(h.malformed("claude-code")).toBe(0);
     } finally {
       faults.restore();
     }

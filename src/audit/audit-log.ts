@@ -1,4 +1,12 @@
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync } from "node:fs";
+import {
+  accessSync,
+  appendFileSync,
+  constants,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { chatConversationId } from "../sources/dyad/source.js";
 import { makeRecallHome } from "../store/private-files.js";
@@ -119,20 +127,99 @@ export function auditCall(
  * Appends one record. Past AUDIT_MAX_BYTES the file becomes AUDIT_PREVIOUS_FILE (replacing the
  * one before), so the log stays within about twice that however long recall runs. Several
  * processes append; a rotation race can at worst drop one previous file.
+ *
+ * Best effort: the audit describes a call and must never fail it (a full disk, a folder in the
+ * log's place). A failed write is counted in AUDIT_FAILURES_FILE for `recall status`, and the
+ * result is false; it never throws.
  */
-export function appendAudit(home: string, record: AuditRecord, maxBytes = AUDIT_MAX_BYTES): void {
-  makeRecallHome(home);
-  const file = path.join(home, AUDIT_FILE);
+export function appendAudit(home: string, record: AuditRecord, maxBytes = AUDIT_MAX_BYTES): boolean {
   try {
-    if (statSync(file).size >= maxBytes) renameSync(file, path.join(home, AUDIT_PREVIOUS_FILE));
-  } catch {
-    // No file yet (or another process just rotated it).
+    makeRecallHome(home);
+    const file = path.join(home, AUDIT_FILE);
+    try {
+      if (statSync(file).size >= maxBytes) renameSync(file, path.join(home, AUDIT_PREVIOUS_FILE));
+    } catch {
+      // No file yet (or another process just rotated it).
+    }
+    appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+    return true;
+  } catch (error) {
+    noteAuditFailure(home, error);
+    return false;
   }
-  appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
 }
 
-const linesOf = (file: string): string[] =>
-  existsSync(file) ? readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean) : [];
+/** Failed audit writes: how many, and the last one's time and error code (no content). */
+export const AUDIT_FAILURES_FILE = "audit.failures.json";
+
+export interface AuditFailures {
+  count: number;
+  lastAt: number | null;
+  lastError: string | null;
+}
+
+/** The failed audit writes counted so far (none when nothing was counted, or it cannot be read). */
+export function readAuditFailures(home: string): AuditFailures {
+  try {
+    const value = JSON.parse(readFileSync(path.join(home, AUDIT_FAILURES_FILE), "utf8")) as AuditFailures;
+    if (typeof value.count === "number") return value;
+  } catch {
+    // nothing counted
+  }
+  return { count: 0, lastAt: null, lastError: null };
+}
+
+/**
+ * Counts one failed write. A small file rewritten in place may still be written when the log
+ * cannot (a folder in its place, a log grown to the disk's end); when even this fails,
+ * `auditLogProblem` still tells `recall status` what it can see.
+ */
+function noteAuditFailure(home: string, error: unknown): void {
+  const code = (error as { code?: unknown }).code;
+  const before = readAuditFailures(home);
+  const failures: AuditFailures = {
+    count: before.count + 1,
+    lastAt: Date.now(),
+    lastError: typeof code === "string" ? code : (error as Error).name,
+  };
+  try {
+    writeFileSync(path.join(home, AUDIT_FAILURES_FILE), JSON.stringify(failures), { mode: 0o600 });
+  } catch {
+    // nowhere to count it
+  }
+}
+
+/** Why the audit log cannot be appended to right now, as far as can be seen without writing; null when it can. */
+export function auditLogProblem(home: string): string | null {
+  const file = path.join(home, AUDIT_FILE);
+  try {
+    if (statSync(file).isDirectory()) return "EISDIR";
+    accessSync(file, constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "ENOENT") return typeof code === "string" ? code : "error";
+  }
+  try {
+    accessSync(home, constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" ? code : "error";
+  }
+}
+
+/** A log's lines; one that cannot be read (a folder or a device in its place) has none. */
+function linesOf(file: string): string[] {
+  try {
+    // Past twice the rotation size it is not a log recall wrote (a link to /dev/zero never ends).
+    const stat = statSync(file);
+    if (!stat.isFile() || stat.size > 2 * AUDIT_MAX_BYTES) return [];
+    return readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
 
 /**
  * The newest records first, at most `limit` (from the previous file too when needed). A line

@@ -216,12 +216,12 @@ export function openBridgeWriter(root: string, options: WriterOptions = {}): Bri
       if (existsSync(log) || existsSync(path.join(paths.runsArchive, name.log))) {
         throw new RecallError("Conflict", `run ${name.base} already exists`);
       }
-      writeFileSync(log, input.log, { flag: "wx" });
+      writeFileSync(log, input.log, { flag: "wx", mode: PRIVATE_FILE });
       writeJson(meta, metadata);
       return { name, log, metadata: meta };
     },
     appendRun(run, text) {
-      appendFileSync(locateRun(paths.root, run).log, text);
+      appendFileSync(locateRun(paths.root, run).log, text, { mode: PRIVATE_FILE });
     },
     writeRunMetadata(run, metadata) {
       const where = locateRun(paths.root, run);
@@ -263,9 +263,15 @@ export function openBridgeWriter(root: string, options: WriterOptions = {}): Bri
   return writer;
 }
 
+/**
+ * Run logs and their metadata hold what agents ran and printed: like recall's databases they are
+ * the user's alone, 0600 whatever the umask (the mode given to a new file is only narrowed by it).
+ */
+const PRIVATE_FILE = 0o600;
+
 function writeJson(file: string, value: unknown): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`, { mode: PRIVATE_FILE });
   renameSync(tmp, file);
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { CommanderError } from "commander";
 import { readFileSync } from "node:fs";
+import path from "node:path";
+import { recallHome } from "../config/paths.js";
 import { isRecallError } from "../core/errors.js";
 import { limitHeapGrowth } from "../core/heap.js";
 import { createContext, type CliContext } from "./context.js";
@@ -8,6 +10,7 @@ import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { printError } from "./output.js";
 import { buildProgram } from "./program.js";
 import { loadCommands } from "./commands/index.js";
+import { asDamagedIndex } from "../store/damage.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -32,6 +35,13 @@ function fail(error: unknown): number {
     }
     printError(error.message.replace(/^error:\s*/, ""));
     return EXIT.usage;
+  }
+  // A damaged index met after it opened (a search, the indexer, status --check): said as on
+  // opening (store/history-store.ts HISTORY_FILE, not imported: it would load SQLite for --help).
+  const damaged = asDamagedIndex(error, path.join(recallHome(), "history.db"));
+  if (damaged) {
+    printError(damaged.message);
+    return exitCodeFor(damaged.kind);
   }
   if (isRecallError(error)) {
     printError(error.message);

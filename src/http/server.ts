@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { createAuth, type Auth } from "./auth.js";
 import { allowedHosts, fetchSiteAllowed, hostAllowed, originAllowed } from "./guard.js";
 import { readCoverage } from "../store/coverage-row.js";
+import { asDamagedIndex } from "../store/damage.js";
 import { send, sendError, sendJson, statusOf } from "./respond.js";
 import type { HttpServices, Route } from "./route.js";
 import { ROUTES } from "./routes/index.js";
@@ -122,7 +123,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     if (!ctx) return sendError(res, 503, "starting");
     const services = ctx.services;
     handle(req, res, ctx).catch((error: unknown) => {
-      const { status, message } = statusOf(error);
+      const { status, message } = statusOf(asDamagedIndex(error, services.db.name) ?? error);
       if (status >= 500) options.onFault?.((error as Error)?.name ?? "Error");
       // Only a lookup in the index can mean "not indexed yet" (not an unknown page or route).
       const lookup = status === 404 && (req.url ?? "").startsWith("/api/");

@@ -17,6 +17,10 @@ export interface SourceCoverage {
   oversized: number;
   malformed: number;
   skipped: number;
+  /** Files found shrunk or rewritten (their earlier versions stay retained). */
+  rewritten: number;
+  /** Files or folders that could not be read; `unreadableFiles` names some of them. */
+  unreadable: number;
   raw: {
     chunks: number;
     /** Retained bytes as read. */
@@ -28,7 +32,7 @@ export interface SourceCoverage {
   };
 }
 
-const STATS = `SELECT source, oversized, malformed, skipped, raw_chunks, raw_bytes, raw_stored, pruned_chunks,
+const STATS = `SELECT source, oversized, malformed, skipped, rewritten, unreadable, raw_chunks, raw_bytes, raw_stored, pruned_chunks,
   pruned_bytes, files_known, backlog_files, backlog_bytes, discovered FROM recall_source_stats ORDER BY source`;
 const CONVERSATIONS = `SELECT count(*) AS n, max(updated_at) AS through FROM recall_conversations WHERE source = ?`;
 const DOCUMENTS = `SELECT count(*) AS n FROM recall_documents WHERE source = ?`;
@@ -38,6 +42,8 @@ interface StatsRow {
   oversized: number;
   malformed: number;
   skipped: number;
+  rewritten: number;
+  unreadable: number;
   raw_chunks: number;
   raw_bytes: number;
   raw_stored: number;
@@ -69,6 +75,8 @@ export function sourceCoverage(db: Db, only?: readonly string[]): SourceCoverage
         oversized: r.oversized,
         malformed: r.malformed,
         skipped: r.skipped,
+        rewritten: r.rewritten,
+        unreadable: r.unreadable,
         raw: {
           chunks: r.raw_chunks,
           bytes: r.raw_bytes,

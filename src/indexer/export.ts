@@ -30,6 +30,25 @@ interface RetainedFile {
 const filesOf = (db: Db, conversation: string) =>
   statement(db, FILES).all(conversation, conversation) as RetainedFile[];
 
+/** Every retained version (epoch) of each file of a conversation, oldest first. */
+const VERSIONS = `SELECT source, file, epoch, sum(length) AS bytes, min(id) AS first FROM recall_raw_chunks
+  WHERE conversation = ? GROUP BY source, file, epoch ORDER BY min(id)`;
+
+/**
+ * The earlier versions of a conversation's files still retained: a file the CLI truncated or
+ * rewrote is read again as a new version (epoch), and the bytes of the versions before stay
+ * (sources/files/jsonl-source.ts). Export writes the newest by default; `epoch` picks another.
+ */
+export function earlierVersions(
+  db: Db,
+  conversation: string,
+): { file: string; epoch: number; bytes: number }[] {
+  const newest = new Map(filesOf(db, conversation).map((f) => [`${f.source}\u0000${f.file}`, f.epoch]));
+  return (statement(db, VERSIONS).all(conversation) as RetainedFile[])
+    .filter((v) => v.epoch !== newest.get(`${v.source}\u0000${v.file}`))
+    .map((v) => ({ file: v.file, epoch: v.epoch, bytes: v.bytes }));
+}
+
 /**
  * The files a conversation's raw bytes were retained from, in export order, with the bytes kept
  * of each (newest epoch; a chunk retained twice counts twice).
@@ -52,8 +71,12 @@ export function exportConversation(
   conversation: string,
   write: (bytes: Buffer) => void,
   only?: string,
+  /** An earlier version (epoch) of `only` instead of its newest (see earlierVersions). */
+  epoch?: number,
 ): ExportedFile[] {
-  const files = filesOf(db, conversation).filter((f) => only === undefined || f.file === only);
+  const files = filesOf(db, conversation)
+    .filter((f) => only === undefined || f.file === only)
+    .map((f) => (epoch === undefined ? f : { ...f, epoch }));
   const out: ExportedFile[] = [];
   for (const f of files) {
     let position: number | null = null;

@@ -2,7 +2,9 @@ import { z } from "zod";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
+import { eraseDeleted, removeBackups } from "../store/erase.js";
 import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
+import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
 import { sessionFilter } from "./aliases.js";
 
@@ -22,6 +24,8 @@ export interface ForgetResult {
   rawChunks: number;
   rawBytes: number;
   tombstones: number;
+  /** Set when the deletion was erased from the files (not in a preview). */
+  erased?: { walTruncated: boolean; backupsRemoved: number };
 }
 
 const CONVERSATIONS_OF_SESSIONS = `SELECT id FROM recall_conversations
@@ -52,6 +56,13 @@ const DOCUMENTS_OF_PARTICIPANTS = `SELECT DISTINCT d.id, d.hit_id AS hitId, d.co
   WHERE p.identity IN (SELECT value FROM json_each(@sessions))
     AND d.conversation NOT IN ${ALL_CONVERSATIONS}`;
 const RECORD_OF_DOCUMENT = `DELETE FROM recall_records WHERE conversation = ? AND hit_id = ?`;
+/**
+ * A file checkpoint keeps its parser's state (held lines, pending titles) and what it learned (the
+ * title): text of the conversation, which must go with it. The cursor stays, so the file is not
+ * read again from its start.
+ */
+const SCRUB_CHECKPOINTS = `UPDATE recall_checkpoints SET state = json_remove(state, '$.parser', '$.learned')
+  WHERE json_valid(state) AND json_extract(state, '$.conversation') IN ${ALL_CONVERSATIONS}`;
 const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
 const RAW_BY_SOURCE = `SELECT source, count(*) AS chunks, coalesce(sum(length), 0) AS bytes,
@@ -78,24 +89,17 @@ export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
   if (erase) db.pragma("secure_delete = ON");
   try {
     const result = forgetRows(db, scope, now);
-    if (erase) eraseFreed(db);
+    if (erase) {
+      // Out of the files too (store/erase.ts), backups included: each is a whole earlier copy.
+      const { walTruncated } = eraseDeleted(db);
+      const file = db.name;
+      const backupsRemoved = path.isAbsolute(file) ? removeBackups(file) : 0;
+      result.erased = { walTruncated, backupsRemoved };
+    }
     return result;
   } finally {
     if (erase) db.pragma(`secure_delete = ${secure}`);
   }
-}
-
-/**
- * Forgotten text must leave the disk, not only the tables: secure_delete zeroes what the
- * deletions free, FTS5 keeps a deleted document's words in its segments until they merge (so
- * they are merged now, into one), and the WAL still holds earlier copies of the pages until it
- * is checkpointed and truncated. A reader holding an old snapshot can delay the truncation; the
- * next checkpoint then finishes it. Backups recall made before migrations keep what they held.
- */
-function eraseFreed(db: Db): void {
-  const fts = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_fts'").get() !== undefined;
-  if (fts) db.prepare("INSERT INTO recall_fts (recall_fts) VALUES ('optimize')").run();
-  db.pragma("wal_checkpoint(TRUNCATE)");
 }
 
 function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
@@ -109,6 +113,9 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
     tombstones: 0,
   };
   db.transaction(() => {
+    // Persisted term statistics name terms (the forgotten text's among them) and hold the ids of
+    // documents about to go: dropped, and caches told to start over; the broker builds them again.
+    noteDocumentsRewritten(db);
     if ("since" in scope) {
       const range = { since: scope.since, until: scope.until };
       result.documents = db
@@ -199,6 +206,7 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
         .all(params) as { session: string }[]
     ).map((r) => r.session);
     db.prepare(`DELETE FROM recall_conversations WHERE id IN ${ALL_CONVERSATIONS}`).run(params);
+    db.prepare(SCRUB_CHECKPOINTS).run(params);
     if ("session" in scope) {
       const all = [...new Set([...result.sessions, ...sessions])];
       db.prepare(

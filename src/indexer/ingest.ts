@@ -1,4 +1,10 @@
-import { projectChatMessage, projectTranscriptTurnBoth, separateCjk } from "../projection/index.js";
+import {
+  DEFAULT_REDACTION,
+  projectChatMessage,
+  projectTranscriptTurnBoth,
+  separateCjk,
+  type Redaction,
+} from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
 import { getMeta } from "../store/meta.js";
@@ -23,23 +29,23 @@ interface Projected {
   isCompactionSummary: boolean;
 }
 
-/** Both projections of one record: what the index may hold and what a read may return. */
-export function projectRecord(content: RecordContent): Projected {
+/** Both projections of one record, secrets redacted: what the index may hold and what a read may return. */
+export function projectRecord(content: RecordContent, redaction: Redaction = DEFAULT_REDACTION): Projected {
   if (content.type === "chat") {
     const input = {
       role: content.role,
       content: content.content,
       isCompactionSummary: content.isCompactionSummary,
     };
-    const search = projectChatMessage(input, "search");
-    const read = projectChatMessage(input, "read");
+    const search = projectChatMessage(input, "search", redaction);
+    const read = projectChatMessage(input, "read", redaction);
     return {
       search: { text: search.text, truncated: search.truncated, indexable: search.text.length > 0 },
       read,
       isCompactionSummary: content.isCompactionSummary,
     };
   }
-  const { search, read } = projectTranscriptTurnBoth(content.turn);
+  const { search, read } = projectTranscriptTurnBoth(content.turn, redaction);
   return { search, read, isCompactionSummary: content.turn.isCompactionSummary };
 }
 
@@ -57,6 +63,11 @@ export interface IngestOptions {
    * entries.
    */
   textInPlace?: boolean;
+  /**
+   * What secrets become in every text written — projections, conversation titles, aliases
+   * (projection/redact/); the built-in detectors unless config.json says otherwise.
+   */
+  redaction?: Redaction;
 }
 
 export interface IngestResult {
@@ -92,6 +103,13 @@ const UPSERT_CONVERSATION = `
 // journal), and first backfills insert almost only new rows.
 // Positional parameters: named binding costs about 1.4 µs more per statement of 12 values.
 const FIND_RECORD = `SELECT id FROM recall_records WHERE conversation = ? AND record_key = ?`;
+/**
+ * Only for records of a rewritten file's later version (SourceRecord.epoch): the records of a key
+ * in every version, its own and those marked `<key>~<epoch>` ('~' sorts below char(127)).
+ */
+const RECORD_VERSIONS = `SELECT record_key AS key, epoch, text FROM recall_records WHERE conversation = @conversation
+  AND (record_key = @key OR (record_key > @key || '~' AND record_key < @key || '~' || char(127)))`;
+const MARK_EPOCH = `UPDATE recall_records SET epoch = ? WHERE id = ? AND epoch IS NOT ?`;
 const INSERT_RECORD = `
   INSERT INTO recall_records (at, role, kind, hit_id, text, truncated, cursor, model, branch, conversation, ordinal,
     record_key)
@@ -179,12 +197,14 @@ const CLAIM_TITLE = `UPDATE recall_conversations SET title = ? WHERE id = ? AND 
 
 const UPDATE_STATS = `
   INSERT INTO recall_source_stats (source, oversized, malformed, skipped, raw_chunks, raw_bytes, raw_stored,
-    files_known, backlog_files, backlog_bytes, discovered, updated_at)
+    files_known, backlog_files, backlog_bytes, discovered, updated_at, rewritten, unreadable)
   VALUES (@source, @oversized, @malformed, @skipped, @rawChunks, @rawBytes, @rawStored,
-    @filesKnown, @backlogFiles, @backlogBytes, @discovered, @now)
+    @filesKnown, @backlogFiles, @backlogBytes, @discovered, @now, @rewritten, @unreadable)
   ON CONFLICT (source) DO UPDATE SET
     oversized = oversized + excluded.oversized,
     malformed = malformed + excluded.malformed,
+    rewritten = rewritten + excluded.rewritten,
+    unreadable = unreadable + excluded.unreadable,
     skipped = skipped + excluded.skipped,
     raw_chunks = raw_chunks + excluded.raw_chunks,
     raw_bytes = raw_bytes + excluded.raw_bytes,
@@ -248,6 +268,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
   // Every document write looks its key up: without the index or its stand-in (a first load
   // killed before its end, then another writer), each would scan the table.
   if (!documentKeysDeferred(db)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
+  const redaction = options.redaction ?? DEFAULT_REDACTION;
   const write = () => {
     const tombstones = loadTombstones(db);
     // These statements' triggers delete or rewrite FTS rows, which must exist by then.
@@ -270,12 +291,20 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     // references its document's rowid, which therefore stays.
     const inPlace = (options.textInPlace ?? false) || !fts;
     // A conversation a session or project forget named keeps no title: a re-read of its file
-    // gives the title again, with no time to tell whether it came after the forget.
-    const untitled = new Map<ConversationRef, ConversationRef>();
+    // gives the title again, with no time to tell whether it came after the forget. Any other
+    // title is written, searched and shown with its secrets redacted (a pasted token often
+    // opens a session, and its first prompt is its title).
+    const shownRefs = new Map<ConversationRef, ConversationRef>();
     const shown = (ref: ConversationRef): ConversationRef => {
-      if (ref.title === null || tombstones.count === 0 || !tombstones.conversation(ref)) return ref;
-      let copy = untitled.get(ref);
-      if (!copy) untitled.set(ref, (copy = { ...ref, title: null }));
+      if (ref.title === null) return ref;
+      let copy = shownRefs.get(ref);
+      if (copy) return copy;
+      if (tombstones.count > 0 && tombstones.conversation(ref)) copy = { ...ref, title: null };
+      else {
+        const title = redaction.redact(ref.title);
+        copy = title === ref.title ? ref : { ...ref, title };
+      }
+      shownRefs.set(ref, copy);
       return copy;
     };
     for (const ref of batch.conversations) refreshChat(db, shown(ref), inPlace);
@@ -310,7 +339,8 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       write.startedAt = write.startedAt === null ? record.at : Math.min(write.startedAt, record.at);
       write.updatedAt = write.updatedAt === null ? record.at : Math.max(write.updatedAt, record.at);
       const shownRecord = conversation === record.conversation ? record : { ...record, conversation };
-      if (writeRecord(db, shownRecord, write, options.projectionVersion, inPlace, fts)) result.documents += 1;
+      if (writeRecord(db, shownRecord, write, options.projectionVersion, inPlace, fts, redaction))
+        result.documents += 1;
       result.records += 1;
     }
     // A record carries its conversation as of its emission, which may predate a title or model
@@ -341,11 +371,12 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       // A forgotten session's title must not come back with a re-read of its file (an alias has
       // no time to tell a title given after the forget; the session's id still finds it).
       if (alias.alias.length > 0 && alias.alias.length <= 500 && !tombstones.session(alias.session)) {
-        statement(db, INSERT_ALIAS).run(alias.alias, alias.session, alias.source);
+        statement(db, INSERT_ALIAS).run(redaction.redact(alias.alias), alias.session, alias.source);
       }
     }
     for (const claim of batch.titleClaims ?? []) {
-      if (!tombstones.conversation(claim.origin)) claimTitle(db, claim);
+      if (!tombstones.conversation(claim.origin))
+        claimTitle(db, { ...claim, title: redaction.redact(claim.title) });
     }
 
     batch.rawChunks.forEach((chunk, i) => {
@@ -385,6 +416,8 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       oversized: batch.counters.oversized,
       malformed: batch.counters.malformed,
       skipped: batch.counters.skipped,
+      rewritten: batch.counters.rewritten ?? 0,
+      unreadable: batch.counters.unreadable ?? 0,
       rawChunks: result.rawChunks,
       rawBytes: result.rawBytes,
       rawStored: result.rawStored,
@@ -436,8 +469,12 @@ function removeSuperseded(
   keys: readonly string[],
   fresh: Set<string> | null,
   fts: boolean,
+  epoch: number,
 ): void {
-  for (const key of keys) {
+  for (const plain of keys) {
+    // In a rewritten file's later version, only that version's own records are superseded.
+    const key = epoch > 0 ? keyForVersion(db, conv.id, plain, epoch, null) : plain;
+    if (key === null) continue;
     if (fresh && !fresh.has(key)) continue;
     const stale = statement(db, FIND_RECORD).get(conv.id, key) as { id: number } | undefined;
     if (!stale) continue;
@@ -448,6 +485,42 @@ function removeSuperseded(
     if (fts) flushFtsRow(db, doc.id); // its trigger deletes the FTS row, which must exist by then
     statement(db, DELETE_DOCUMENT).run(doc.id);
   }
+}
+
+/**
+ * A record of a rewritten file's later version (epoch above 0) whose key the conversation already
+ * holds from an earlier version, with other text: the earlier record is history and stays as it
+ * is; this one is kept beside it under its key and hit id marked with the version (`~<epoch>`).
+ * The same text is the same record (a file rewritten with lines it held before): it stays one.
+ */
+function besideEarlierVersion(db: Db, record: SourceRecord, text: string): SourceRecord {
+  const key = keyForVersion(db, record.conversation.id, record.sourceKey, record.epoch!, text);
+  if (key === null || key === record.sourceKey) return record;
+  return { ...record, sourceKey: key, hitId: `${record.hitId}${key.slice(record.sourceKey.length)}` };
+}
+
+/**
+ * Which key a line's record of version `epoch` is written under: the key of a record with the
+ * same text in any version, else this version's own record of the line, else the plain key when
+ * no version holds it, else a new marked one. `text` null: only an existing record (or null).
+ */
+function keyForVersion(
+  db: Db,
+  conversation: string,
+  key: string,
+  epoch: number,
+  text: string | null,
+): string | null {
+  const versions = statement(db, RECORD_VERSIONS).all({ conversation, key }) as {
+    key: string;
+    epoch: number;
+    text: string;
+  }[];
+  const same = text !== null ? versions.find((v) => v.text === text) : undefined;
+  const own = versions.find((v) => v.epoch === epoch);
+  if (same ?? own) return (same ?? own)!.key;
+  if (text === null) return null;
+  return versions.length === 0 ? key : `${key}~${epoch}`;
 }
 
 /**
@@ -538,9 +611,11 @@ function writeRecord(
   projectionVersion: number,
   inPlace: boolean,
   fts: boolean,
+  redaction: Redaction,
 ): boolean {
   const conv = record.conversation;
-  const projected = projectRecord(record.content);
+  const projected = projectRecord(record.content, redaction);
+  if ((record.epoch ?? 0) > 0) record = besideEarlierVersion(db, record, projected.read.text);
   const hitId = projected.search.indexable ? record.hitId : null;
   const truncated = projected.read.truncated ? 1 : 0;
   const model = record.model ?? null;
@@ -575,12 +650,16 @@ function writeRecord(
     write.next += 1;
     write.fresh?.add(key);
   }
+  if (record.epoch) {
+    const id = existing?.id ?? (statement(db, FIND_RECORD).get(conv.id, key) as { id: number }).id;
+    statement(db, MARK_EPOCH).run(record.epoch, id, record.epoch);
+  }
 
   const doc = findDocument(db, conv.source, key);
   if (doc && doc.conversation !== conv.id) return false; // the first conversation keeps it
   // Not past the check above: a copy whose first line another conversation keeps writes no
   // document of its own, so its later lines' documents are the only ones holding their text.
-  if (record.supersedes) removeSuperseded(db, conv, record.supersedes, write.fresh, fts);
+  if (record.supersedes) removeSuperseded(db, conv, record.supersedes, write.fresh, fts, record.epoch ?? 0);
   // A document inserted earlier gets its FTS row before a trigger deletes or rewrites it.
   if (doc && fts) flushFtsRow(db, doc.id);
   if (!projected.search.indexable) {

@@ -13,7 +13,7 @@ export function resetCursors(db: Db, sources: readonly string[]): number {
     for (const source of sources) {
       checkpoints += db.prepare("DELETE FROM recall_checkpoints WHERE source = ?").run(source).changes;
       db.prepare(
-        "UPDATE recall_source_stats SET oversized = 0, malformed = 0, skipped = 0, discovered = 0 WHERE source = ?",
+        "UPDATE recall_source_stats SET oversized = 0, malformed = 0, skipped = 0, unreadable = 0, discovered = 0 WHERE source = ?",
       ).run(source);
     }
   })();

@@ -21,6 +21,7 @@ import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import { storedTermRows, writeTermStats } from "../store/term-stats.js";
 import { backfill } from "./backfill.js";
+import { sourceCoverage } from "./coverage.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
 import { withTermStatisticsPlans } from "../../test/helpers/term-plans.js";
 
@@ -368,7 +369,7 @@ describe("index worker", () => {
   });
 
   it.each(["catchUp", "reindex"] as const)(
-    "a transcript cut back past its first 4 KiB while no recall ran loses the cut lines' documents (%s)",
+    "a transcript cut back past its first 4 KiB while no recall ran keeps the cut lines as its earlier version (%s)",
     async (how) => {
       const { file, db, make } = await setup();
       const pad = "lorem ipsum dolor ".repeat(150); // each line about 2.7 KB: four fill past 4 KiB
@@ -393,7 +394,9 @@ describe("index worker", () => {
       worker = make();
       if (how === "catchUp") await worker.catchUp();
       else await worker.reindex();
-      expect([hits("secretword"), hits("kept"), hits("replacement")]).toEqual([0, 2, 1]);
+      // Noticed (counted), the new lines read; what was committed stays (only `recall forget` removes it).
+      expect([hits("secretword"), hits("kept"), hits("replacement")]).toEqual([2, 2, 1]);
+      expect(sourceCoverage(db, ["claude-code"])[0]!.rewritten).toBe(1);
     },
   );
 
@@ -417,7 +420,8 @@ describe("index worker", () => {
     writeFileSync(file, head + Array.from({ length: 16 }, (_, i) => line(100 + i, "replacement")).join(""));
     worker = make();
     await worker.reindex();
-    expect([hits("secretword"), hits("kept"), hits("replacement")]).toEqual([0, 16, 16]);
+    expect([hits("secretword"), hits("kept"), hits("replacement")]).toEqual([15, 16, 16]);
+    expect(sourceCoverage(db, ["claude-code"])[0]!.rewritten).toBe(1);
   });
 
   it("a rebuild that rewrites documents' text drops term statistics, persisted and cached", async () => {

@@ -1,8 +1,10 @@
 import { performance } from "node:perf_hooks";
 import { systemClock, type Clock } from "../core/clock.js";
 import { RecallError } from "../core/errors.js";
+import { DEFAULT_REDACTION, type Redaction } from "../projection/index.js";
 import type { Source } from "../sources/types.js";
 import { writeCoverage, type PublishedCoverage, type PublishedSource } from "../store/coverage-row.js";
+import { asDamagedIndex } from "../store/damage.js";
 import type { Db } from "../store/open.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
@@ -22,6 +24,7 @@ import {
   type Staleness,
 } from "./derived-versions.js";
 import { resetDerivedYielding } from "./rebuild.js";
+import { redactKeptText } from "./redact-kept.js";
 
 /** A source whose batch failed is recreated from its committed checkpoints at most this often. */
 export const RESTART_FAILED_SOURCE_MS = 30_000;
@@ -89,6 +92,8 @@ export class CoverageTracker {
     entry.backlogBytes = p?.backlogBytes ?? 0;
     entry.filesKnown = p?.filesKnown ?? entry.filesKnown;
     entry.discovered = p ? p.discovered : true;
+    if (p?.unreadable) entry.unreadable = p.unreadable;
+    else delete entry.unreadable;
     entry.indexing = !tick.idle || !entry.discovered || entry.backlog > 0;
     // New records: refresh the newest indexed time once the source caught up, or at most every
     // couple of seconds while it works through a backlog (a scan of its conversations).
@@ -140,6 +145,11 @@ export interface WorkerOptions {
   /** Builds the sources; called at start and again after a reindex resets their cursors. */
   createSources: () => Source[];
   projectionVersion: number;
+  /**
+   * What secrets become in every text written (config.json `redaction`; the built-in detectors
+   * when absent). Other settings than the index was written with rebuild it at start.
+   */
+  redaction?: Redaction;
   clock?: Clock;
   rawMaxBytesPerSource?: number | null;
   cadence?: { idleMs: number; backlogMs: number };
@@ -213,6 +223,7 @@ const progressOf = (p: BackfillProgress): WorkProgress => ({
  */
 export function createIndexWorker(options: WorkerOptions): IndexWorker {
   const clock = options.clock ?? systemClock;
+  const redaction = options.redaction ?? DEFAULT_REDACTION;
   const cadence = options.cadence ?? TICK_CADENCE;
   const log = options.log ?? (() => {});
   const tracker = new CoverageTracker(options.db, options.writer ?? "broker", clock);
@@ -279,6 +290,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     clock,
     rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
     limits: options.limits,
+    redaction,
   });
 
   /**
@@ -321,7 +333,9 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         // Its batch rolled back, but it had already moved on in memory (a file taken off the
         // backlog, a cursor advanced): ensureSources replaces it with a fresh one.
         figures.errors += 1;
-        log(`${source.name}: batch failed (${errorKind(error)}); retrying`);
+        // A damaged index is said as every surface says it (store/damage.ts), not as a bare code.
+        const damaged = asDamagedIndex(error, options.db.name);
+        log(`${source.name}: batch failed (${damaged ? damaged.message : errorKind(error)}); retrying`);
         failedSources.add(source.name);
       }
       await yieldNow();
@@ -425,7 +439,9 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
    * documents of sources that keep no history of their own (chat databases, the bridge), whose
    * re-read would not notice what was deleted meanwhile; a transcript source's documents are
    * rewritten as they are re-read, so they stay searchable meanwhile, and those whose file and
-   * retained bytes are both gone are kept, as retention promises.
+   * retained bytes are both gone are kept, as retention promises; their text (and any other
+   * text the re-read did not rewrite) is then redacted where it is (redact-kept.ts), so no text
+   * written under other redaction settings outlives the rebuild.
    */
   const reindexLocked = async (
     onProgress?: (p: WorkProgress) => void,
@@ -454,7 +470,17 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       log(`reindex: reset ${reset.documents} documents and ${reset.checkpoints} cursors`);
       ensureSources();
       const index = await catchUpLocked(onProgress, true);
-      if (!closing) noteDerivedVersions(options.db, options.projectionVersion);
+      const kept =
+        scope === "readers"
+          ? { rewritten: 0, complete: true }
+          : await redactKeptText(
+              options.db,
+              redaction,
+              () => tracker.publish(),
+              () => closing,
+            );
+      if (kept.rewritten > 0) log(`reindex: redacted ${kept.rewritten} texts the re-read did not rewrite`);
+      if (!closing && kept.complete) noteDerivedVersions(options.db, options.projectionVersion, redaction);
       return { reset, index };
     } finally {
       try {
@@ -474,7 +500,8 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
   };
 
   /** Rebuilt before anything else when another projection or readers version built the index. */
-  const derivedStale = (): Staleness => checkDerivedVersions(options.db, options.projectionVersion);
+  const derivedStale = (): Staleness =>
+    checkDerivedVersions(options.db, options.projectionVersion, redaction);
 
   return {
     start() {

@@ -34,8 +34,11 @@ export function coverageIndexState(history: Db, source: string): ChatIndexState 
   return {
     waitForIdle: async () => true,
     // Not yet in the coverage (its first poll has not run) or stale counts as pending: "ready"
-    // with no results would read as "nothing there".
-    isPending: () => readCoverage(history, Date.now()).find((c) => c.source === source)?.state !== "ready",
+    // with no results would read as "nothing there". "incomplete" is caught up with what it can read.
+    isPending: () => {
+      const state = readCoverage(history, Date.now()).find((c) => c.source === source)?.state;
+      return state !== "ready" && state !== "incomplete";
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.js";
 import { runTool, toolErrorOutput } from "../tools/run.js";
+import { asDamagedIndex } from "../store/damage.js";
+import { BoundedStdioTransport } from "./line-transport.js";
 
 export interface McpCallRecord {
   tool: string;
@@ -21,6 +22,10 @@ export interface McpServerOptions {
   context: ToolContext;
   /** Called after every tool call (the surface's own content-free audit hook). */
   onCall?: (record: McpCallRecord) => void;
+  /** Content-free lines for stderr (a refused oversized request). */
+  log?: (line: string) => void;
+  /** The index file, named when a call finds it damaged (store/damage.ts). */
+  indexFile?: string;
 }
 
 /** The JSON Schema an MCP client sees: the input side of the tool's zod schema. */
@@ -76,7 +81,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       options.onCall?.({ tool: tool.name, ok: true, durationMs: performance.now() - started, output, args });
       return { content: [{ type: "text" as const, text: output }] };
     } catch (error) {
-      const output = JSON.stringify(toolErrorOutput(error));
+      const damaged = options.indexFile ? asDamagedIndex(error, options.indexFile) : null;
+      const output = JSON.stringify(toolErrorOutput(damaged ?? error));
       const args = request.params.arguments;
       options.onCall?.({ tool: tool.name, ok: false, durationMs: performance.now() - started, output, args });
       return { content: [{ type: "text" as const, text: output }], isError: true };
@@ -85,10 +91,13 @@ export function createMcpServer(options: McpServerOptions): Server {
   return server;
 }
 
-/** Serves over stdio: stdout carries protocol messages only; logs go to stderr. */
+/**
+ * Serves over stdio: stdout carries protocol messages only; logs go to stderr. The transport
+ * reads bounded lines (line-transport.ts): an oversized request is refused, not fatal.
+ */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
   const server = createMcpServer(options);
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioTransport(options.log ? { log: options.log } : {});
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

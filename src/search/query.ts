@@ -50,7 +50,5 @@ export function quoteFts(token: string): string {
   return `"${token.replace(/"/g, '""')}"`;
 }
 
-export const ftsAll = (tokens: readonly string[]): string => tokens.map(quoteFts).join(" AND ");
-export const ftsAny = (tokens: readonly string[]): string => tokens.map(quoteFts).join(" OR ");
 /** The tokens as one phrase: adjacent and in order. */
 export const ftsPhrase = (tokens: readonly string[]): string => quoteFts(tokens.join(" "));

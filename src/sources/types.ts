@@ -63,6 +63,12 @@ export interface SourceRecord {
    * written, so a rebuild leaves the message once.
    */
   supersedes?: string[];
+  /**
+   * The version of its file the record was read from (a file's epoch: bumped each time it is
+   * found shrunk or rewritten). Above 0, a record whose key the conversation already holds from
+   * an earlier version with other text is kept beside it, not over it (indexer/ingest.ts).
+   */
+  epoch?: number;
 }
 
 export interface SourceCheckpoint {
@@ -126,6 +132,10 @@ export interface SourceCounters {
   malformed: number;
   /** Records read and deliberately not indexed (metadata lines, duplicates, unknown types). */
   skipped: number;
+  /** Files found shrunk or rewritten: their earlier version's records stay, the new one is read too. */
+  rewritten?: number;
+  /** Files or folders that could not be opened or read (permissions, I/O errors, a folder in a file's place). */
+  unreadable?: number;
 }
 
 /** Where a source stands: published as coverage. */
@@ -145,11 +155,17 @@ export interface SourceProgress {
   cleanSweeps: number;
   /** Files the CLI deleted whose records are kept. */
   gone?: number;
+  /** Files and folders that cannot be read now (permissions, I/O errors): how many, and some by name. */
+  unreadable?: { count: number; paths: string[] };
 }
 
 /** A bounded unit of work: everything here commits in one transaction. */
 export interface SourceBatch {
-  /** Conversations whose derived rows (documents, records) must be cleared first: their file was replaced. */
+  /**
+   * Conversations whose derived rows (documents, records) must be cleared first: a bridge run log
+   * replaced or re-dated, derived again whole. (A transcript found shrunk or rewritten is not
+   * reset: its earlier version stays, see SourceRecord.epoch.)
+   */
   resets: string[];
   /** Conversation metadata learned without records (titles, parents, projects). */
   conversations: ConversationRef[];

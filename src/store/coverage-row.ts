@@ -26,6 +26,8 @@ export interface PublishedSource {
   backlogBytes: number;
   filesKnown: number;
   discovered: boolean;
+  /** Files and folders that cannot be read now: how many, and some by name. */
+  unreadable?: { count: number; paths: string[] };
 }
 
 export interface PublishedCoverage {
@@ -55,14 +57,18 @@ export function rebuildingNow(published: PublishedCoverage | null, now: number):
 
 /**
  * What every search_history response carries per source: `indexing` (work waiting),
- * `ready` (caught up when last checked), or `stale` (no indexer has checked for a while:
- * history written since may be missing until `recall mcp` or `recall index` runs).
+ * `ready` (caught up when last checked), `incomplete` (caught up with everything it can read,
+ * but `unreadable` files or folders could not be read: their history is missing until they
+ * can; `recall status` names them), or `stale` (no indexer has checked for a while: history
+ * written since may be missing until `recall mcp` or `recall index` runs).
  */
 export interface CoverageEntry {
   source: string;
-  state: "indexing" | "ready" | "stale";
+  state: "indexing" | "ready" | "incomplete" | "stale";
   indexedThrough: number | null;
   backlog: number;
+  /** Files and folders that could not be read (only when there are any). */
+  unreadable?: number;
 }
 
 export function writeCoverage(db: Db, coverage: PublishedCoverage): void {
@@ -95,12 +101,16 @@ export function readCoverage(db: Db, now: number): CoverageEntry[] {
   const published = readPublishedCoverage(db);
   if (published) {
     const stale = now - published.publishedAt > COVERAGE_STALE_MS;
-    return published.sources.map((s) => ({
-      source: s.source,
-      state: stale ? "stale" : s.indexing ? "indexing" : "ready",
-      indexedThrough: s.indexedThrough,
-      backlog: s.backlog,
-    }));
+    return published.sources.map((s) => {
+      const unreadable = s.unreadable?.count ?? 0;
+      return {
+        source: s.source,
+        state: stale ? "stale" : s.indexing ? "indexing" : unreadable > 0 ? "incomplete" : "ready",
+        indexedThrough: s.indexedThrough,
+        backlog: s.backlog,
+        ...(unreadable > 0 ? { unreadable } : {}),
+      };
+    });
   }
   const rows = statement(
     db,

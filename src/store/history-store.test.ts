@@ -210,7 +210,10 @@ describe("history store", () => {
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     const db = store.db;
     expect(store.migration).toMatchObject({ from: 5, to: LATEST });
-    expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(before);
+    // Schema 9 adds each record's file version (0: read before any rewrite).
+    expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(
+      (before as object[]).map((r) => ({ ...r, epoch: 0 })),
+    );
     const indexes = db
       .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_records'")
       .all() as { name: string; sql: string | null }[];

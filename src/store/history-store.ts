@@ -3,6 +3,7 @@ import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import { isFolder } from "../core/real-path.js";
 import { recoverFirstLoad } from "./first-load.js";
+import { damagedIndexError } from "./damage.js";
 import { chooseEngine, type Engine } from "./fts-probe.js";
 import { foldText } from "./fold.js";
 import { migrate, type MigrateResult } from "./migrate.js";
@@ -91,11 +92,7 @@ function openFailure(error: unknown, file: string, home: string): RecallError | 
   const code = (error as { code?: unknown }).code;
   if (code === "ENOENT") return brokenLink(file);
   if (typeof code !== "string") return null;
-  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
-    return new RecallError(
-      "Unavailable",
-      `${file} is damaged (${code}); move it aside and run \`recall index\` to build a new index`,
-    );
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return damagedIndexError(file, code);
   // A folder in its place fails as EISDIR or as SQLite's disk I/O error, neither of which says so.
   if (existsAsNonFile(file))
     return new RecallError(

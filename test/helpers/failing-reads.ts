@@ -7,11 +7,16 @@ import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 
 /** The fs functions these injectors replace. */
-type FsPatch = Partial<Pick<typeof fs, "openSync" | "readSync" | "closeSync">>;
+type FsPatch = Partial<Pick<typeof fs, "openSync" | "readSync" | "closeSync" | "opendirSync">>;
 
 /** Replaces some of fs's functions (their ESM exports synced); the result puts them back. */
 function patchFs(patch: FsPatch): () => void {
-  const saved = { openSync: fs.openSync, readSync: fs.readSync, closeSync: fs.closeSync };
+  const saved = {
+    openSync: fs.openSync,
+    readSync: fs.readSync,
+    closeSync: fs.closeSync,
+    opendirSync: fs.opendirSync,
+  };
   Object.assign(fs, patch);
   syncBuiltinESMExports();
   return () => {
@@ -61,6 +66,28 @@ export function failOpens(file: string): { failed: () => number; restore: () => 
         path: file,
       });
     }) as typeof openSync,
+  });
+  return { failed: () => failed, restore };
+}
+
+/**
+ * Every opening of one folder fails with EACCES (a folder another user owns), until restored:
+ * root ignores modes, so tests that run as root cannot make a folder unreadable with chmod.
+ */
+export function failDirs(dir: string): { failed: () => number; restore: () => void } {
+  const { opendirSync } = fs;
+  let failed = 0;
+  const restore = patchFs({
+    opendirSync: ((...args: Parameters<typeof opendirSync>) => {
+      if (args[0] !== dir) return opendirSync(...args);
+      failed += 1;
+      throw Object.assign(new Error(`EACCES: permission denied, opendir '${dir}'`), {
+        code: "EACCES",
+        errno: -13,
+        syscall: "opendir",
+        path: dir,
+      });
+    }) as typeof opendirSync,
   });
   return { failed: () => failed, restore };
 }

@@ -1,15 +1,28 @@
 import type { Command } from "commander";
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { RecallError } from "../../core/errors.js";
-import { exportConversation, hasRetained, retainedFiles, type ExportedFile } from "../../indexer/export.js";
+import {
+  earlierVersions,
+  exportConversation,
+  hasRetained,
+  retainedFiles,
+  type ExportedFile,
+} from "../../indexer/export.js";
 import type { Db } from "../../store/open.js";
+import type { CliContext } from "../context.js";
 import type { CommandModule } from "../program.js";
+import { openExportTarget } from "../export-target.js";
 import { openIndexToRead } from "../read-index.js";
+import { compileRedaction } from "../../projection/index.js";
+import { redactingWriter } from "../redacting-writer.js";
 
 interface ExportFlags {
   out?: string;
   file?: string;
   list?: boolean;
+  epoch?: string;
+  force?: boolean;
+  redact?: boolean;
 }
 
 /** A conversation id as given, or the main conversation of a session id (`claude:<id>`, `codex:<id>`...). */
@@ -39,13 +52,16 @@ function writeAll(fd: number, bytes: Buffer): void {
   }
 }
 
-function openOut(file: string): number {
+/** The --out file, opened as export-target.ts allows (config.json's bridge folder included when valid). */
+function openOut(file: string, force: boolean, ctx: () => CliContext): number {
+  const { env, home } = ctx();
+  let bridgeDir: string | undefined;
   try {
-    return openSync(file, "w");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new RecallError("Usage", `--out: cannot write ${file} (${code})`);
+    bridgeDir = ctx().config().sources.bridgeDir;
+  } catch {
+    // An invalid config.json: the default bridge folder is still protected.
   }
+  return openExportTarget(file, { env, home, force, ...(bridgeDir ? { bridgeDir } : {}) });
 }
 
 /**
@@ -62,9 +78,21 @@ export const exportCommand: CommandModule = {
         "<conversation>",
         "conversation id (claude:<session>, codex:<thread>, opencode:<session>) or session id",
       )
-      .option("--out <file>", "write to this file instead of stdout")
+      .option(
+        "--out <file>",
+        "write to this new file (0600) instead of stdout; never inside RECALL_HOME or a source's folders",
+      )
+      .option("--force", "with --out: overwrite the file when it exists")
       .option("--file <path>", "only the bytes retained from this file (see --list)")
+      .option(
+        "--redact",
+        "write a copy with secrets replaced by [redacted:<detector>] (README: Secrets); without it the bytes are exact",
+      )
       .option("--list", "list the files retained for the conversation (path and bytes), one per line")
+      .option(
+        "--epoch <n>",
+        "with --file: an earlier version of a file that was truncated or rewritten (see --list)",
+      )
       .action(async (given: string, flags: ExportFlags) => {
         if (flags.out !== undefined && flags.out.trim() === "")
           throw new RecallError("Usage", "--out must not be empty");
@@ -76,19 +104,42 @@ export const exportCommand: CommandModule = {
           if (!conversation)
             throw new RecallError("NotFound", `no retained raw bytes for conversation ${given}`);
           const files = retainedFiles(store.db, conversation);
+          // A file the CLI truncated or rewrote keeps its earlier versions: listed with their epoch.
+          const earlier = earlierVersions(store.db, conversation);
           if (flags.list) {
             process.stdout.write(files.map((f) => `${f.file}\t${f.bytes}\n`).join(""));
+            process.stdout.write(earlier.map((v) => `${v.file}\t${v.bytes}\tepoch ${v.epoch}\n`).join(""));
             return;
           }
+          const epoch = flags.epoch === undefined ? undefined : Number(flags.epoch);
+          if (epoch !== undefined && (flags.file === undefined || !Number.isInteger(epoch)))
+            throw new RecallError("Usage", "--epoch takes an integer and needs --file (see --list)");
+          if (epoch !== undefined && !earlier.some((v) => v.file === flags.file && v.epoch === epoch))
+            throw new RecallError(
+              "NotFound",
+              `--epoch: no earlier version ${epoch} of ${flags.file} is retained`,
+            );
           if (flags.file !== undefined && !files.some((f) => f.file === flags.file))
             throw new RecallError(
               "NotFound",
               `--file: ${conversation} has no bytes retained from ${flags.file}`,
             );
-          const fd = flags.out ? openOut(flags.out) : 1;
+          const fd = flags.out ? openOut(flags.out, flags.force === true, ctx) : 1;
           let exported: ExportedFile[];
           try {
-            exported = exportConversation(store.db, conversation, (bytes) => writeAll(fd, bytes), flags.file);
+            const exact = (bytes: Buffer) => writeAll(fd, bytes);
+            // Asked for explicitly: config.json's patterns and allow-list apply even when it turned redaction off.
+            const redacted = flags.redact
+              ? redactingWriter(compileRedaction({ ...ctx().config().redaction, enabled: true }), exact)
+              : null;
+            exported = exportConversation(
+              store.db,
+              conversation,
+              redacted?.write ?? exact,
+              flags.file,
+              epoch,
+            );
+            redacted?.end();
           } finally {
             if (flags.out) closeSync(fd);
           }

@@ -79,6 +79,15 @@ function describe(result: ForgetResult): string {
   return `${result.documents} documents, ${result.records} retained records and ${result.rawChunks} raw chunks (${result.rawBytes} bytes) in ${result.conversations} conversations`;
 }
 
+/** What happened to the forgotten bytes in recall's files (store/erase.ts). */
+function describeErasure(erased: NonNullable<ForgetResult["erased"]>): string {
+  const backups =
+    erased.backupsRemoved > 0 ? `; ${erased.backupsRemoved} backup files holding earlier copies removed` : "";
+  return erased.walTruncated
+    ? `Erased from history.db and its WAL${backups}.`
+    : `Erased from history.db${backups}; another recall process still reads an older snapshot, so history.db-wal keeps earlier pages until every recall process has exited (SQLite removes it then).`;
+}
+
 /**
  * `recall forget`: removes history on purpose (a session and its subagents, a project, or a
  * time range) from the index, the retained records and the raw chunks, and leaves a
@@ -129,6 +138,7 @@ export const forgetCommand: CommandModule = {
           const result = work.result as ForgetResult;
           if (flags.json) printJson({ ...result, by: work.by });
           else process.stdout.write(`Forgot ${describe(result)}; a tombstone keeps them from coming back.\n`);
+          if (!flags.json && result.erased) process.stdout.write(`${describeErasure(result.erased)}\n`);
         } finally {
           store.close();
         }

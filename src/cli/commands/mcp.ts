@@ -58,6 +58,8 @@ export const mcpCommand: CommandModule = {
               ...chatTools.tools,
             ],
             context: { session: env.RECALL_SESSION_ID || undefined },
+            log,
+            indexFile: store.file,
             onCall: (call) =>
               auditCall(
                 home,

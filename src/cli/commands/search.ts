@@ -60,7 +60,9 @@ export function coverageNote(coverage: CoverageEntry[]): string | null {
   const parts = behind.map((c) =>
     c.state === "indexing"
       ? `${c.source} still indexing (${c.backlog} waiting)`
-      : `${c.source} not updated lately`,
+      : c.state === "incomplete"
+        ? `${c.source} cannot read ${c.unreadable ?? 0} files or folders (see \`recall status\`)`
+        : `${c.source} not updated lately`,
   );
   const hint = behind.some((c) => c.state === "stale")
     ? "; run `recall index` or keep `recall mcp` running"

@@ -1,14 +1,17 @@
 import type { Command } from "commander";
 import { isRecallError, RecallError } from "../../core/errors.js";
 import { statSync } from "node:fs";
-import { readAudit, type AuditRecord } from "../../audit/audit-log.js";
+import { auditLogProblem, readAudit, readAuditFailures, type AuditRecord } from "../../audit/audit-log.js";
 import { askBroker } from "../../indexer/broker.js";
 import { sourceCoverage } from "../../indexer/coverage.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
-import { writtenByNewer } from "../../indexer/derived-versions.js";
+import { compileRedaction, PROJECTION_VERSION } from "../../projection/index.js";
+import { storedRedactionFingerprint, writtenByNewer } from "../../indexer/derived-versions.js";
+import type { Config } from "../../config/schema.js";
+import type { Db } from "../../store/open.js";
 import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../store/coverage-row.js";
 import type { CommandModule } from "../program.js";
 import { openIndexToRead } from "../read-index.js";
+import { checkIndex } from "../../store/damage.js";
 import { formatBytes, printJson } from "../output.js";
 import { isoInstant } from "../../core/instant.js";
 
@@ -39,6 +42,24 @@ export function toolFigures(calls: AuditRecord[]) {
   };
 }
 
+/**
+ * Whether secrets are redacted (config.json `redaction`), and whether the index's text was
+ * written with other settings (it is rebuilt when its writer starts). Null: config.json is invalid.
+ */
+function redactionState(db: Db, config: Config | null) {
+  if (!config) return null;
+  const redaction = compileRedaction(config.redaction);
+  return {
+    enabled: redaction.enabled,
+    patterns: config.redaction.patterns.length,
+    allowed: config.redaction.allow.length,
+    // An index without records has no text to rewrite (its first writer notes the settings).
+    rebuildPending:
+      storedRedactionFingerprint(db) !== redaction.fingerprint &&
+      db.prepare("SELECT 1 FROM recall_records LIMIT 1").get() !== undefined,
+  };
+}
+
 /** Who writes the index right now: a broker answering on the local channel, or nobody. */
 async function brokerState(home: string): Promise<{ running: boolean; pid: number | null; busy: boolean }> {
   try {
@@ -63,7 +84,8 @@ export const statusCommand: CommandModule = {
       .command("status")
       .description("index coverage per source, backlog, indexing and tool latency figures")
       .option("--json", "print JSON")
-      .action(async (flags: { json?: boolean }) => {
+      .option("--check", "also check the whole index for damage (SQLite quick_check and FTS5's own check)")
+      .action(async (flags: { json?: boolean; check?: boolean }) => {
         const { home } = ctx();
         // An invalid config.json stops `recall mcp` and `recall index`: say so here, not what to run.
         let configError: string | null = null;
@@ -80,6 +102,10 @@ export const statusCommand: CommandModule = {
           throw error;
         });
         try {
+          // Damage found here is the same error every surface gives (store/damage.ts), exit 1.
+          const started = performance.now();
+          if (flags.check) checkIndex(store.db, store.file);
+          const check = flags.check ? { ok: true, ms: Math.round(performance.now() - started) } : null;
           const now = Date.now();
           const published = readPublishedCoverage(store.db);
           // Why this recall will not index into history.db (a newer one built it), or null.
@@ -91,13 +117,22 @@ export const statusCommand: CommandModule = {
             lastRun: published?.lastRun ?? null,
             rebuilding: rebuildingNow(published, now),
             sources: sourceCoverage(store.db),
+            // Files and folders the indexer could not read when it last published (some by name).
+            unreadable: Object.fromEntries(
+              (published?.sources ?? []).flatMap((p) => (p.unreadable ? [[p.source, p.unreadable]] : [])),
+            ) as Record<string, { count: number; paths: string[] }>,
             toolCalls: toolFigures(readAudit(home, 1000)),
+            // The audit is best effort: failed writes are counted, never fail a call.
+            audit: { failures: readAuditFailures(home), problem: auditLogProblem(home) },
+            check,
             configError,
             indexRefused,
+            redaction: redactionState(store.db, configError ? null : ctx().config()),
           };
           if (flags.json) return printJson(status);
           const out: string[] = [];
           out.push(`index ${status.index.file} (${status.index.engine}, ${formatBytes(status.index.bytes)})`);
+          if (status.check) out.push(`index check: ok (${(status.check.ms / 1000).toFixed(1)} s)`);
           out.push(
             status.broker.running
               ? `broker running${status.broker.pid ? ` (pid ${status.broker.pid})` : ""}${status.broker.busy ? ", busy with a foreground command" : ""}`
@@ -109,6 +144,16 @@ export const statusCommand: CommandModule = {
           );
           if (status.rebuilding) out.push("rebuilding the index (searches say `indexing` until it is done)");
           if (indexRefused) out.push(indexRefused);
+          if (status.redaction && !status.redaction.enabled)
+            out.push(
+              "redaction is OFF (config.json redaction.enabled is false): secrets in transcripts are indexed " +
+                "and returned verbatim to every agent and page that searches or reads them",
+            );
+          if (status.redaction?.rebuildPending && !status.rebuilding)
+            out.push(
+              "redaction settings changed since the index was written: it is rebuilt when its writer starts " +
+                "(`recall mcp` or `recall index`)",
+            );
           if (status.lastRun) {
             out.push(
               `last indexing run: ${status.lastRun.records} records in ${status.lastRun.batches} batches, ` +
@@ -123,14 +168,29 @@ export const statusCommand: CommandModule = {
             out.push(
               `  ${s.source.padEnd(12)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
                 `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${formatBytes(s.raw.stored)}` +
-                (s.raw.prunedChunks > 0 ? ` (${formatBytes(s.raw.prunedBytes)} pruned)` : ""),
+                (s.raw.prunedChunks > 0 ? ` (${formatBytes(s.raw.prunedBytes)} pruned)` : "") +
+                // A file found shrunk or rewritten keeps its earlier version: said, never hidden.
+                (s.rewritten > 0 ? `  rewritten ${s.rewritten} (earlier versions kept)` : ""),
             );
+            const unreadable = status.unreadable[s.source];
+            if (unreadable) {
+              out.push(`    cannot read ${unreadable.count} files or folders (their history is missing):`);
+              for (const p of unreadable.paths) out.push(`      ${p}`);
+            }
           }
           const t = status.toolCalls;
           out.push(
             `tool calls ${t.count} (p50 ${t.p50Ms ?? "—"} ms, p95 ${t.p95Ms ?? "—"} ms, errors ${t.errors}, ` +
               `truncated ${t.truncated}, empty ${t.empty})`,
           );
+          const audit = status.audit;
+          if (audit.failures.count > 0 || audit.problem)
+            out.push(
+              `audit log: ${audit.failures.count} failed writes` +
+                (audit.failures.lastError ? ` (last ${audit.failures.lastError})` : "") +
+                (audit.problem ? `; cannot be written now (${audit.problem})` : "") +
+                " — tool calls were answered; their audit lines are missing",
+            );
           for (const [tool, g] of Object.entries(t.byTool)) {
             out.push(
               `  ${tool.padEnd(16)} ${g.count} calls, p50 ${g.p50Ms ?? "—"} ms, p95 ${g.p95Ms ?? "—"} ms, ${g.results} results`,

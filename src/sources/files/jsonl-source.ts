@@ -10,6 +10,7 @@ import type {
   Source,
   SourceBatch,
   SourceCheckpoint,
+  SourceProgress,
   SourceRecord,
   TitleClaim,
 } from "../types.js";
@@ -257,6 +258,10 @@ export class JsonlFileSource implements Source {
   private cleanSweeps = 0;
   private loaded = false;
   private doneBytes = 0;
+  /** Files that failed to open or read on their last poll (key: path), named in coverage. */
+  private readonly unreadableFiles = new Map<string, string>();
+  /** Folders the last complete discovery sweep could not open or list. */
+  private unreadableFolders: string[] = [];
 
   constructor(private readonly spec: JsonlSourceSpec) {
     this.name = spec.name;
@@ -357,6 +362,7 @@ export class JsonlFileSource implements Source {
     if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
       const step = this.walker.step(budget.maxEntries, budget.now);
       for (const file of step.files) this.register(file);
+      if (step.done) this.noteUnreadableFolders(batch);
     }
 
     // Change detection: stat a bounded slice of registered files, round robin (not while
@@ -402,6 +408,14 @@ export class JsonlFileSource implements Source {
     return batch;
   }
 
+  /** After a sweep: folders it could not open or list, counted when newly so. */
+  private noteUnreadableFolders(batch: SourceBatch): void {
+    const now = this.walker.unreadable();
+    const fresh = now.filter((dir) => !this.unreadableFolders.includes(dir)).length;
+    if (fresh > 0) batch.counters.unreadable = (batch.counters.unreadable ?? 0) + fresh;
+    this.unreadableFolders = now;
+  }
+
   private statSlice(maxEntries: number, now: number): void {
     const n = this.statOrder.length;
     if (n === 0) {
@@ -442,8 +456,12 @@ export class JsonlFileSource implements Source {
     if (isSystemError(error)) {
       t.ioFailures += 1;
       t.retryAt = ioRetryAt(now, t.ioFailures);
+      // A file that cannot be opened or read is unreadable, not malformed: named until it reads.
+      this.unreadableFiles.set(t.key, found.path);
+      countUnreadable(t, batch, found.size, found.mtime, "unreadable");
+      return;
     }
-    countUnreadable(t, batch, found.size, found.mtime);
+    countUnreadable(t, batch, found.size, found.mtime, "malformed");
   }
 
   /** Cheap check: does the file look different from its last checkpoint, or is a retry due? */
@@ -480,6 +498,7 @@ export class JsonlFileSource implements Source {
   private setGone(t: Tracked, gone: boolean): void {
     if (t.gone !== gone) this.goneFiles += gone ? 1 : -1;
     t.gone = gone;
+    if (gone) this.unreadableFiles.delete(t.key); // nothing left to read
   }
 
   private progress(idle: boolean) {
@@ -502,6 +521,7 @@ export class JsonlFileSource implements Source {
       discovered: this.walker.sweeps > 0,
       cleanSweeps: this.cleanSweeps,
       gone: this.goneFiles,
+      unreadable: unreadablePaths(this.unreadableFolders, this.unreadableFiles),
     };
   }
 
@@ -662,7 +682,7 @@ export class JsonlFileSource implements Source {
     t.live = live;
 
     // Read bounded rounds until the share, the records budget or the time is used.
-    const sink = this.sink(batch);
+    const sink = this.sink(batch, live.state.epoch);
     const startRecords = batch.records.length;
     const rawStart = batch.rawChunks.length;
     let used = 0;
@@ -711,7 +731,7 @@ export class JsonlFileSource implements Source {
     live.countedEnd = Math.max(live.countedEnd, live.readEnd);
     // Read up to where decoding failed: the rest waits until the file changes.
     if (bytes instanceof ZstdByteSource && bytes.failure !== null && exhausted)
-      countUnreadable(t, batch, storedSize, mtime);
+      countUnreadable(t, batch, storedSize, mtime, "malformed");
     assignTimes(batch.rawChunks, rawStart, sink.times);
     this.doneBytes += used;
 
@@ -745,6 +765,7 @@ export class JsonlFileSource implements Source {
     t.size = storedSize;
     t.mtime = mtime;
     t.ioFailures = 0;
+    this.unreadableFiles.delete(t.key);
     // An unsettled file is looked at again once it settles, to release what its parser holds.
     t.retryAt = unsettled ? mtime + SETTLE_MS : 0;
     t.pending = bytes.size === null ? (exhausted ? 0 : 1) : Math.max(0, bytes.size - live.readEnd);
@@ -798,8 +819,8 @@ export class JsonlFileSource implements Source {
       };
     }
     // First sight (or after a rebuild reset the checkpoints): continue a retained epoch when
-    // the file still holds the retained bytes, else open a new epoch (and reset what the old
-    // one produced, as for a file replaced under a checkpoint).
+    // the file still holds the retained bytes, else open a new epoch (the old one's records
+    // stay, as for a file replaced under a checkpoint).
     let epoch = at.epoch;
     let rawEnd = at.rawEnd;
     if (at.bytes) {
@@ -812,7 +833,7 @@ export class JsonlFileSource implements Source {
           (isCompressed(at.path) || this.holdsRetainedTail(view, at.rawFile, at.bytes, extent));
         epoch = same ? extent.epoch : extent.epoch + 1;
         rawEnd = same ? extent.end : 0;
-        if (!same && extent.conversation) batch.resets.push(extent.conversation);
+        if (!same) countRewritten(batch);
       }
     }
     return readFromStart(at.path, null, this.spec.createParser(context, null, 0), {
@@ -826,7 +847,7 @@ export class JsonlFileSource implements Source {
   /**
    * Whether a plain file still holds the last retained bytes of its epoch where they were read:
    * one truncated or rewritten past its head since (while no checkpoint watched it, as after a
-   * rebuild's reset) must not have its old lines' documents kept. A compressed rollout is never
+   * rebuild's reset) is read as a new version. A compressed rollout is never
    * rewritten in place, and its bytes at an offset cost a decode from the start.
    */
   private holdsRetainedTail(
@@ -843,7 +864,12 @@ export class JsonlFileSource implements Source {
     return readRange(bytes, from, extent.end).equals(retained);
   }
 
-  /** The file was truncated or replaced: clear what it produced and read it again, in a new epoch. */
+  /**
+   * The file was truncated or replaced: it is read again from its start, as a new version (epoch).
+   * What the earlier version produced stays: retained records, documents and raw chunks are
+   * history, which only `recall forget` removes (a CLI that rewrites or empties a transcript
+   * must not take it away). The new version's records are written beside them (SourceRecord.epoch).
+   */
   private replace(
     t: Tracked,
     live: Live,
@@ -852,7 +878,7 @@ export class JsonlFileSource implements Source {
     bytes: ByteSource,
     mtime: number,
   ): Live {
-    batch.resets.push(live.state.conversation);
+    countRewritten(batch);
     const context: ParserContext = { key: t.key, path: file, mtimeMs: mtime };
     if (this.spec.needsHead?.(file)) context.head = readHead(bytes, 64 * 1024);
     return readFromStart(file, bytes, this.spec.createParser(context, null, 0), {
@@ -882,7 +908,7 @@ export class JsonlFileSource implements Source {
     live.state.rawEnd = end;
   }
 
-  private sink(batch: SourceBatch): LineSink {
+  private sink(batch: SourceBatch, epoch: number): LineSink {
     const seen = new Set<ConversationRef>();
     const source = this.name;
     const sink: LineSink = {
@@ -890,7 +916,7 @@ export class JsonlFileSource implements Source {
       counting: true,
       times: [],
       record(record) {
-        batch.records.push(record);
+        batch.records.push(epoch > 0 ? { ...record, epoch } : record);
         const cursor = record.cursor !== null ? Number(record.cursor) : NaN;
         sink.times.push({ offset: Number.isFinite(cursor) ? cursor : sink.lineOffset, at: record.at });
       },
@@ -919,12 +945,44 @@ export class JsonlFileSource implements Source {
   }
 }
 
-/** Counts a file malformed once for each size and mtime at which it is found unreadable. */
-function countUnreadable(t: Tracked, batch: SourceBatch, size: number, mtime: number): void {
+/** A file found shrunk or rewritten, counted per source for `recall status`. */
+function countRewritten(batch: SourceBatch): void {
+  batch.counters.rewritten = (batch.counters.rewritten ?? 0) + 1;
+}
+
+/**
+ * Counts a file once for each size and mtime at which it cannot be used: unreadable (it failed to
+ * open or read) or malformed (its bytes do not decode).
+ */
+function countUnreadable(
+  t: Tracked,
+  batch: SourceBatch,
+  size: number,
+  mtime: number,
+  as: "unreadable" | "malformed",
+): void {
   const at = `${size}:${mtime}`;
-  if (t.unreadable !== at) batch.counters.malformed += 1;
+  if (t.unreadable !== at) batch.counters[as] = (batch.counters[as] ?? 0) + 1;
   t.unreadable = at;
 }
+
+/** The folders and files that cannot be read now: how many, and the first few by name. */
+function unreadablePaths(
+  folders: readonly string[],
+  files: ReadonlyMap<string, string>,
+): SourceProgress["unreadable"] {
+  const count = folders.length + files.size;
+  if (count === 0) return undefined;
+  const paths = [...folders];
+  for (const file of files.values()) {
+    if (paths.length >= UNREADABLE_NAMED) break;
+    paths.push(file);
+  }
+  return { count, paths: paths.slice(0, UNREADABLE_NAMED) };
+}
+
+/** How many unreadable paths coverage names (the count covers them all). */
+const UNREADABLE_NAMED = 20;
 
 /** Where a batch's lists and counters stood before one file's poll. */
 interface BatchMark {

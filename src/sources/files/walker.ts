@@ -39,6 +39,9 @@ export class BoundedWalker {
   lastSweepStartedAt = 0;
   lastSweepFinishedAt = 0;
   sweeps = 0;
+  /** Folders this sweep could not open or list, and those of the last complete sweep. */
+  private failing: string[] = [];
+  private failed: string[] = [];
 
   constructor(
     private readonly roots: () => string[],
@@ -55,6 +58,7 @@ export class BoundedWalker {
     if (this.sweeps > 0 && now - this.lastSweepStartedAt < intervalMs) return false;
     this.pendingRoots = [...this.roots()];
     this.stack = [];
+    this.failing = [];
     this.running = true;
     this.lastSweepStartedAt = now;
     return true;
@@ -72,9 +76,10 @@ export class BoundedWalker {
           this.running = false;
           this.sweeps += 1;
           this.lastSweepFinishedAt = now;
+          this.failed = this.failing;
           break;
         }
-        const dir = openDir(root);
+        const dir = this.openDir(root);
         if (dir) this.stack.push({ dir, depth: 0, root });
         continue;
       }
@@ -82,6 +87,7 @@ export class BoundedWalker {
       try {
         entry = frame.dir.readSync();
       } catch {
+        this.failing.push(frame.dir.path);
         entry = null;
       }
       if (!entry) {
@@ -101,25 +107,32 @@ export class BoundedWalker {
       });
       if (decision === "file" && entry.isFile()) files.push(full);
       else if (decision === "descend" && entry.isDirectory()) {
-        const dir = openDir(full);
+        const dir = this.openDir(full);
         if (dir) this.stack.push({ dir, depth: frame.depth + 1, root: frame.root });
       }
     }
     return { files, done: !this.running };
   }
 
+  /** Folders the last complete sweep could not open or list (a root that is not there is not one). */
+  unreadable(): string[] {
+    return this.failed;
+  }
+
+  /** Opens a folder, noting one that is there but cannot be opened (EACCES, EIO, a file in its place). */
+  private openDir(dir: string): Dir | null {
+    try {
+      return opendirSync(dir, { bufferSize: 32 });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "ENOENT") this.failing.push(dir);
+      return null;
+    }
+  }
+
   close(): void {
     for (const frame of this.stack) closeDir(frame.dir);
     this.stack = [];
     this.running = false;
-  }
-}
-
-function openDir(dir: string): Dir | null {
-  try {
-    return opendirSync(dir, { bufferSize: 32 });
-  } catch {
-    return null;
   }
 }
 

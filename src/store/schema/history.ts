@@ -7,6 +7,7 @@ import { historyV5 } from "./history-v5.js";
 import { historyV6 } from "./history-v6.js";
 import { historyV7 } from "./history-v7.js";
 import { historyV8 } from "./history-v8.js";
+import { historyV9 } from "./history-v9.js";
 
 export type { HistorySchemaContext };
 
@@ -20,4 +21,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV6,
   historyV7,
   historyV8,
+  historyV9,
 ];
