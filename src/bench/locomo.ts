@@ -1,9 +1,6 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { systemClock } from "../core/clock.js";
 import { ConfigSchema } from "../config/schema.js";
 import { DYAD_DDL } from "../demo/index.js";
@@ -17,6 +14,7 @@ import { runTool } from "../tools/run.js";
 import type { SearchHistoryOutput } from "../tools/search-history.js";
 import type { SearchChatsOutput } from "../tools/search-chats.js";
 import { scratchDir } from "./corpus.js";
+import { connectRecallMcp } from "./recall-mcp.js";
 import { fig, median, round, timeAsync, type Figure } from "./measure.js";
 
 /**
@@ -191,8 +189,6 @@ async function chatSurface(
   };
 }
 
-const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
-
 const uuidOf = (seed: string) => {
   const h = createHash("sha256").update(seed).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -265,21 +261,7 @@ async function historySurface(
   store.close();
   // Questions go to a real `recall mcp` over stdio, as an agent asks them; its broker finds the
   // files already indexed.
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp"],
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      XDG_DATA_HOME: path.join(home, ".local", "share"),
-      XDG_CONFIG_HOME: path.join(home, ".config"),
-      RECALL_HOME: recallHome,
-    },
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "recall-bench-locomo", version: "1.0.0" });
-  await client.connect(transport);
+  const client = await connectRecallMcp({ home, recallHome, cwd: dir, name: "recall-bench-locomo" });
   return {
     async ask(question) {
       const { ms, value } = await timeAsync(async () => {

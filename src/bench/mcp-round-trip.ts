@@ -1,10 +1,9 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { distribution, fig, timeAsync, type Distribution, type Figure } from "./measure.js";
+import { CLI, connectRecallMcp } from "./recall-mcp.js";
 
 export interface McpRoundTripFigures {
   available: boolean;
@@ -22,8 +21,6 @@ export interface McpRoundTripFigures {
   errors?: Figure;
 }
 
-const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
-
 /**
  * search_history through a real `recall mcp` process over stdio (the SDK client an agent uses):
  * protocol framing, validation, the tool and the audit line included. The server's HOME is an
@@ -36,28 +33,16 @@ export async function benchMcpRoundTrip(
   if (!existsSync(CLI))
     return { available: false, note: `unavailable: ${CLI} is missing (run npm run build)` };
   const empty = mkdtempSync(path.join(os.tmpdir(), "recall-bench-mcp-"));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp"],
-    cwd: empty,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: empty,
-      XDG_DATA_HOME: path.join(empty, "data"),
-      XDG_CONFIG_HOME: path.join(empty, "config"),
-      RECALL_HOME: recallHome,
-    },
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "recall-bench", version: "1.0.0" });
+  let client: Client | undefined;
   try {
-    await client.connect(transport);
+    const c = await connectRecallMcp({ home: empty, recallHome, cwd: empty, name: "recall-bench" });
+    client = c;
     const pass = async () => {
       const times: number[] = [];
       let errors = 0;
       for (const q of queries) {
         const { ms, value } = await timeAsync(() =>
-          client.callTool({ name: "search_history", arguments: { query: q, limit: 10 } }),
+          c.callTool({ name: "search_history", arguments: { query: q, limit: 10 } }),
         );
         if (value.isError) errors++;
         else times.push(ms);
@@ -75,7 +60,7 @@ export async function benchMcpRoundTrip(
   } catch (error) {
     return { available: false, note: `unavailable: ${(error as Error).message.split("\n")[0]}` };
   } finally {
-    await client.close().catch(() => {});
+    await client?.close().catch(() => {});
     rmSync(empty, { recursive: true, force: true });
   }
 }

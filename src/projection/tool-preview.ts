@@ -2,6 +2,7 @@ import {
   asObject,
   COMMAND_KEYS,
   commandText,
+  OUTPUT_TEXT_KEYS,
   outputTextBy,
   PATCH_BEGIN,
   PATCH_KEYS,
@@ -179,18 +180,8 @@ const SUCCESS_KEYS = [
   "stderr",
   "error",
 ];
-/** An error's text: what it complained about first. */
-const ERROR_KEYS = [
-  "text",
-  "content",
-  "output",
-  "stderr",
-  "error",
-  "message",
-  "stdout",
-  "aggregated_output",
-  "result",
-];
+/** An error's text: what it complained about first (the error summary's own order). */
+const ERROR_KEYS = OUTPUT_TEXT_KEYS;
 
 /** A header line of a shell output (Codex exec_command, older shell tools, Claude Bash errors). */
 const OUTPUT_HEADER =

@@ -152,7 +152,8 @@ export function toolCallLine(name: string, input: unknown): string {
   return details.length > 0 ? `[tool: ${label} — ${details.join(" — ")}]` : `[tool: ${label}]`;
 }
 
-const OUTPUT_TEXT_KEYS = [
+/** Output keys in the order an error's text is looked for: what it complained about first. */
+export const OUTPUT_TEXT_KEYS: readonly string[] = [
   "text",
   "content",
   "output",
