@@ -56,14 +56,14 @@ export interface HistorySearchResult {
 }
 
 /**
- * Candidates each pass ranks before ordering them by phrase, exact form, role and conversation
- * (history-rank.ts): a window a little wider than `limit`, so a turn ranked just below tool
- * output and a conversation's second match are seen. Measured at 1M messages (npm run bench):
- * a strict window of 30 sent common-word queries to the planner's fallback (the impact lists
- * seldom hold 30 rows with every word; p95 37 → 107 ms); LoCoMo through MCP gave the same
- * session hit@1 with a relaxed window of 30 as of 100 (73.1 and 72.8 %).
+ * Candidates the relaxed pass ranks before ordering them by conversation evidence
+ * (history-rank.ts): a window wider than `limit`, so a conversation's second match is seen.
+ * LoCoMo through MCP gave the same session hit@1 with 30 as with 100 (73.1 and 72.8 %). The
+ * strict passes rank `limit` rows and order those: at 1M messages a strict window of 15 or 30
+ * sent common-word queries (with a filter above all) to the planner's fallback, since the impact
+ * lists seldom hold that many rows with every word (common p95 37 → 107 ms at 30; filtered p95
+ * 58 → 100 ms at 15).
  */
-export const STRICT_WINDOW = 15;
 export const RELAXED_WINDOW = 30;
 /** Snippet length in tokens around the matches (then bounded to 320 characters). */
 export const SNIPPET_TOKENS = 48;
@@ -151,44 +151,33 @@ export function searchHistory(
   const compiled = compileHistoryQuery(query, MAX_QUERY_TOKENS);
   const { terms, exactTerms, units } = compiled;
   if (filters.sessions !== undefined && !hasParticipants(db)) filters = { ...filters, participants: false };
-  const window = (n: number) => (engine === "fts5" ? Math.max(limit, n) : limit);
   const order = (docs: RankedDocument[], relaxed: boolean) =>
     engine === "fts5" ? ordered(docs, compiled, relaxed) : docs;
   // Every word as typed first; other forms of the words only when those are too few. Prefix
   // terms cost more to rank (FTS5 merges every token they cover), and an exact form outranks
   // another one.
-  const strict = runEngine(db, engine, {
-    terms: exactTerms,
-    match: "all",
-    filters,
-    limit: window(STRICT_WINDOW),
-  });
-  const chosen = order(strict, false).slice(0, limit);
-  if (chosen.length < limit && exactTerms.join(" ") !== terms.join(" ")) {
+  const strict = order(runEngine(db, engine, { terms: exactTerms, match: "all", filters, limit }), false);
+  if (strict.length < limit && exactTerms.join(" ") !== terms.join(" ")) {
     const forms = runEngine(db, engine, {
       terms,
       match: "all",
       filters,
-      limit: window(STRICT_WINDOW),
+      limit: limit - strict.length,
       excludeIds: strict.map((d) => d.id),
     });
-    strict.push(...forms);
-    chosen.push(...order(forms, false).slice(0, limit - chosen.length));
+    strict.push(...order(forms, false));
   }
-  const hits = chosen.map((d) => toHit(d, false, snippetOf(d, engine, compiled)));
+  const hits = strict.map((d) => toHit(d, false, snippetOf(d, engine, compiled)));
   if (hits.length < limit && units.length > 1) {
     const relaxed = runEngine(db, engine, {
       terms,
       match: "any",
       filters,
-      limit: window(RELAXED_WINDOW),
+      limit: engine === "fts5" ? Math.max(limit, RELAXED_WINDOW) : limit - hits.length,
       excludeIds: strict.map((d) => d.id),
       maxScored: RELAXED_MAX_SCORED,
     });
-    const more = (engine === "fts5" ? ordered(relaxed, compiled, true) : relaxed).slice(
-      0,
-      limit - hits.length,
-    );
+    const more = order(relaxed, true).slice(0, limit - hits.length);
     hits.push(...more.map((d) => toHit(d, true, snippetOf(d, engine, compiled))));
   }
   return { engine, hits };
