@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RecallError } from "../core/errors.js";
-import { projectChatMessage } from "../projection/index.js";
+import { DEFAULT_REDACTION, projectChatMessage } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { chatInApp, chatPage, ordinalOf, type DyadPageRow } from "../sources/dyad/tables.js";
 import { ARCHIVAL_NOTICE, type ToolContext, type ToolDefinition } from "./definition.js";
@@ -221,7 +221,8 @@ export function createReadChatTool(db: Db): ToolDefinition<typeof ReadChatInput>
         {
           chat: {
             chat_id: chat.id,
-            title: chat.title === null ? null : capTitle(chat.title),
+            // The host's own title, read as it is now: redacted as indexed titles are.
+            title: chat.title === null ? null : capTitle(DEFAULT_REDACTION.redact(chat.title)),
             created_at: iso(chat.createdAt),
             total_messages: chat.totalMessages,
           },
