@@ -137,9 +137,10 @@ function ordered(docs: readonly RankedDocument[], query: HistoryQuery, relaxed: 
 }
 
 /**
- * Strict AND over the query's terms first; when that yields fewer than `limit` hits, OR-relaxed
- * hits follow, each marked relaxed, so natural-language questions still find something. Each
- * pass ranks a window of candidates by bm25 and orders it as history-rank.ts says.
+ * Strict AND over the query's words as typed, then over their stems to fill; when those yield
+ * fewer than `limit` hits, OR-relaxed hits follow, each marked relaxed, so natural-language
+ * questions still find something. Each pass ranks by bm25 and orders its rows as
+ * history-rank.ts says (the relaxed pass a wider window, RELAXED_WINDOW).
  */
 export function searchHistory(
   db: Db,
