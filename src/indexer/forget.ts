@@ -25,7 +25,7 @@ export interface ForgetResult {
   rawBytes: number;
   tombstones: number;
   /** Set when the deletion was erased from the files (not in a preview). */
-  erased?: { walTruncated: boolean; backupsRemoved: number };
+  erased?: { walTruncated: boolean; backupsRemoved: number; vacuumFailed?: string };
 }
 
 const CONVERSATIONS_OF_SESSIONS = `SELECT id FROM recall_conversations
@@ -91,10 +91,10 @@ export function forget(db: Db, scope: ForgetScope, now: number): ForgetResult {
     const result = forgetRows(db, scope, now);
     if (erase) {
       // Out of the files too (store/erase.ts), backups included: each is a whole earlier copy.
-      const { walTruncated } = eraseDeleted(db);
+      const erased = eraseDeleted(db);
       const file = db.name;
       const backupsRemoved = path.isAbsolute(file) ? removeBackups(file) : 0;
-      result.erased = { walTruncated, backupsRemoved };
+      result.erased = { ...erased, backupsRemoved };
     }
     return result;
   } finally {

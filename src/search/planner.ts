@@ -290,12 +290,16 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
  * listing by the literal terms alone gives the same rows, or a longer list than `cap`.
  */
 function listMatches(db: Db, request: RankRequest, cap: number): number[] | null {
+  const list = (terms: readonly string[]) =>
+    pluckedStatement(db, "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? LIMIT ?").all(
+      expression(terms, request.match),
+      cap + 1,
+    ) as number[];
   const literal = request.terms.filter((t) => !isPrefix(t));
-  const terms = literal.length > 0 ? literal : request.terms;
-  const ids = pluckedStatement(db, "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? LIMIT ?").all(
-    expression(terms, request.match),
-    cap + 1,
-  ) as number[];
+  let ids = list(literal.length > 0 ? literal : request.terms);
+  // The literal terms alone may match more rows than all the terms do: ask for those exactly.
+  if (ids.length > cap && literal.length > 0 && literal.length < request.terms.length)
+    ids = list(request.terms);
   return ids.length > cap ? null : ids;
 }
 

@@ -19,6 +19,11 @@ import type { Db } from "./open.js";
 export interface EraseResult {
   /** The WAL was checkpointed and truncated; false while another process kept an older snapshot. */
   walTruncated: boolean;
+  /**
+   * Why the rewrite into fresh pages failed (SQLITE_FULL: VACUUM needs about twice the index's
+   * size free in WAL mode), or undefined when it ran. The rows are deleted either way.
+   */
+  vacuumFailed?: string;
 }
 
 /** How long to wait for readers holding an older snapshot before the WAL can be truncated. */
@@ -31,12 +36,18 @@ export function eraseDeleted(db: Db): EraseResult {
   const tempStore = db.pragma("temp_store", { simple: true }) as number;
   // temp_store = MEMORY (history-store.ts's writer setting) would hold the whole copy in memory.
   if (tempStore === 2) db.pragma("temp_store = FILE");
+  let vacuumFailed: string | undefined;
   try {
     db.exec("VACUUM");
+  } catch (error) {
+    // The deletion is committed already: say the erase fell short rather than fail the forget,
+    // and still truncate the WAL (a failed VACUUM leaves it grown).
+    vacuumFailed = (error as Error).message.split("\n")[0];
   } finally {
     if (tempStore === 2) db.pragma("temp_store = MEMORY");
   }
-  return { walTruncated: truncateWal(db) };
+  const walTruncated = truncateWal(db);
+  return vacuumFailed === undefined ? { walTruncated } : { walTruncated, vacuumFailed };
 }
 
 /**
@@ -45,12 +56,20 @@ export function eraseDeleted(db: Db): EraseResult {
  */
 export function truncateWal(db: Db): boolean {
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
-    const [row] = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number }[];
-    if (!row || (row.busy === 0 && row.log <= 0)) return true;
-    Atomics.wait(pause, 0, 0, TRUNCATE_PAUSE_MS);
+  // The checkpoint waits for readers through the busy handler: at the connection's own timeout
+  // (5 s) the attempts would block a broker for minutes instead of seconds.
+  const busy = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma(`busy_timeout = ${TRUNCATE_PAUSE_MS}`);
+  try {
+    for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
+      const [row] = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number }[];
+      if (!row || (row.busy === 0 && row.log <= 0)) return true;
+      Atomics.wait(pause, 0, 0, TRUNCATE_PAUSE_MS);
+    }
+    return false;
+  } finally {
+    db.pragma(`busy_timeout = ${busy}`);
   }
-  return false;
 }
 
 /**

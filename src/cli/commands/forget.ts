@@ -83,6 +83,8 @@ function describe(result: ForgetResult): string {
 function describeErasure(erased: NonNullable<ForgetResult["erased"]>): string {
   const backups =
     erased.backupsRemoved > 0 ? `; ${erased.backupsRemoved} backup files holding earlier copies removed` : "";
+  if (erased.vacuumFailed !== undefined)
+    return `Removed from the index, but not yet erased from history.db's free pages (${erased.vacuumFailed}); it needs free disk space about twice history.db's size, and the next recall forget that has room erases every page deleted so far${backups}.`;
   return erased.walTruncated
     ? `Erased from history.db and its WAL${backups}.`
     : `Erased from history.db${backups}; another recall process still reads an older snapshot, so history.db-wal keeps earlier pages until every recall process has exited (SQLite removes it then).`;
