@@ -3,7 +3,7 @@
  * committed stays retained, searchable and exportable as the earlier version; the new content
  * is indexed as what it is; `recall status` counts such files per source.
  */
-import { appendFileSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sourceCoverage } from "../src/indexer/coverage.js";
@@ -33,6 +33,51 @@ describe("a transcript that shrinks or is rewritten", () => {
 
   const documents = (harness: Harness) => harness.count("SELECT count(*) FROM recall_documents");
   const records = (harness: Harness) => harness.count("SELECT count(*) FROM recall_records");
+
+  it("keeps one record of a response a rewritten file streams again, its half-written state dropped", async () => {
+    h = await createHarness();
+    const dir = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${SESSION}.jsonl`);
+    const part = (i: number) =>
+      claudeLine({
+        uuid: `r${i}`,
+        session: SESSION,
+        role: "assistant",
+        text: `otter part ${i}`,
+        messageId: "msg_x",
+        requestId: "req_x",
+        at: BASE_TIME + 1 + i,
+      });
+    const question = claudeLine({
+      uuid: "q",
+      session: SESSION,
+      text: "question about otters",
+      at: BASE_TIME,
+    });
+    const otterRecords = () =>
+      h!.count("SELECT count(*) FROM recall_records WHERE text LIKE '%otter part 0%'");
+    const touch = () => utimesSync(file, new Date(h!.clock.now()), new Date(h!.clock.now()));
+    writeFileSync(file, question + part(0) + part(1));
+    h.index();
+    h.clock.advance(120_000);
+    h.index();
+    expect(otterRecords()).toBe(1);
+    // The file is written again from the start; the response is read while half-written...
+    writeFileSync(file, question + part(0));
+    touch();
+    h.clock.advance(1_000);
+    h.index();
+    // ...then it ends as the earlier version's record did: one record again.
+    appendFileSync(file, part(1));
+    touch();
+    h.clock.advance(120_000);
+    h.index();
+    h.clock.advance(120_000);
+    h.index();
+    expect(otterRecords()).toBe(1);
+    expect(h.search("otter part")).toHaveLength(1);
+  });
 
   it("keeps a 20,000-message session's records when the file is cut short, then emptied", async () => {
     h = await createHarness();

@@ -493,8 +493,13 @@ function removeSuperseded(
  * is; this one is kept beside it under its key and hit id marked with the version (`~<epoch>`).
  * The same text is the same record (a file rewritten with lines it held before): it stays one.
  */
-function besideEarlierVersion(db: Db, record: SourceRecord, text: string): SourceRecord {
-  const key = keyForVersion(db, record.conversation.id, record.sourceKey, record.epoch!, text);
+function besideEarlierVersion(db: Db, record: SourceRecord, text: string, fts: boolean): SourceRecord {
+  const conv = record.conversation;
+  const key = keyForVersion(db, conv.id, record.sourceKey, record.epoch!, text);
+  // This version's own record of the line, written under another key while the line was still
+  // growing (a streamed response read half-written), is replaced by the one it turned out to be.
+  const own = keyForVersion(db, conv.id, record.sourceKey, record.epoch!, null);
+  if (key !== null && own !== null && own !== key) removeSuperseded(db, conv, [own], null, fts, 0);
   if (key === null || key === record.sourceKey) return record;
   return { ...record, sourceKey: key, hitId: `${record.hitId}${key.slice(record.sourceKey.length)}` };
 }
@@ -615,7 +620,7 @@ function writeRecord(
 ): boolean {
   const conv = record.conversation;
   const projected = projectRecord(record.content, redaction);
-  if ((record.epoch ?? 0) > 0) record = besideEarlierVersion(db, record, projected.read.text);
+  if ((record.epoch ?? 0) > 0) record = besideEarlierVersion(db, record, projected.read.text, fts);
   const hitId = projected.search.indexable ? record.hitId : null;
   const truncated = projected.read.truncated ? 1 : 0;
   const model = record.model ?? null;
