@@ -29,10 +29,12 @@ export async function brokerOrLocal<T>(options: {
   local: () => Promise<T>;
   /** Told when this process answers as the broker while working. */
   busyMessage?: string;
+  /** How long the broker may take to answer (default two minutes). */
+  timeoutMs?: number;
 }): Promise<BrokerWorkResult<T>> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const answer = await askBroker(options.home, options.request, {
-      timeoutMs: 120_000,
+      timeoutMs: options.timeoutMs ?? 120_000,
       onProgress: options.onProgress,
     });
     if (answer !== null) return { by: "broker", result: answer };

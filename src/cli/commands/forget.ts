@@ -135,6 +135,8 @@ export const forgetCommand: CommandModule = {
             home: ctx().home,
             request: { command: "forget", args: scope },
             busyMessage: "busy: `recall forget` is writing",
+            // Erasing rewrites the whole index (VACUUM: about 15 s a GB), in one call without progress.
+            timeoutMs: 30 * 60_000,
             local: async () => forget(store.db, scope, now),
           });
           const result = work.result as ForgetResult;
