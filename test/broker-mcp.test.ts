@@ -63,7 +63,10 @@ async function startServer(): Promise<Server> {
   let err = "";
   transport.stderr?.on("data", (d: Buffer) => (err += d.toString()));
   const client = new Client({ name: "broker-test", version: "1.0.0" });
-  await client.connect(transport);
+  // A server that went away while starting says why on its stderr.
+  await client.connect(transport).catch((error: Error) => {
+    throw new Error(`${error.message}; server stderr:\n${err.slice(-2000)}`);
+  });
   const server: Server = { client, transport, pid: transport.pid!, stderr: () => err, dead: false };
   servers.push(server);
   return server;

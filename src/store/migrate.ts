@@ -114,7 +114,16 @@ export async function migrate<C>(options: MigrateOptions<C>): Promise<MigrateRes
   if (options.file && options.file !== ":memory:" && hasAnyTable(db)) {
     const stamp = backupStamp((options.clock ?? Date.now)());
     backup = path.join(options.backupDir, `${path.basename(options.file)}.v${from}.${stamp}.bak`);
-    await backupDatabase(db, backup);
+    try {
+      await backupDatabase(db, backup);
+    } catch (error) {
+      // Another process migrating the same file meanwhile (two `recall mcp` started together on
+      // a new index) changes its tables under the copy: that process took its own backup, so this
+      // one goes and the migration starts again from the version the file has now.
+      if (currentVersion(db, table) === from) throw error;
+      rmSync(backup, { force: true });
+      return migrate(options);
+    }
   }
 
   db.exec(
