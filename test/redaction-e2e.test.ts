@@ -23,7 +23,7 @@ import { fakeSecrets, type DetectorName } from "./helpers/fake-secrets.js";
 import { httpRequest, login, startServe, type ServeProcess } from "./helpers/http.js";
 import { connectMcp } from "./helpers/mcp.js";
 import { tempDir } from "./helpers/tmp.js";
-import { BASE_TIME, iso } from "./sources-lines.js";
+import { BASE_TIME, claudeBlockLines } from "./sources-lines.js";
 
 const SESSION = "5ec2e7aa-0031-4d3e-8f40-51a2b3c4d5e6";
 const CWD = "/nonexistent/recall-test/payments";
@@ -63,43 +63,7 @@ const PLANTED = [
   gitlab,
 ];
 
-const envelope = (uuid: string, at: number) => ({
-  uuid,
-  parentUuid: null,
-  isSidechain: false,
-  sessionId: SESSION,
-  cwd: CWD,
-  version: "2.1.284",
-  gitBranch: "main",
-  timestamp: iso(at),
-});
-const line = (value: unknown) => `${JSON.stringify(value)}\n`;
-const user = (uuid: string, at: number, content: unknown) =>
-  line({ ...envelope(uuid, at), type: "user", message: { role: "user", content } });
-const assistant = (uuid: string, at: number, content: unknown[]) =>
-  line({
-    ...envelope(uuid, at),
-    type: "assistant",
-    requestId: `req_${uuid}`,
-    message: { id: `msg_${uuid}`, role: "assistant", model: "claude-test-model", content },
-  });
-const result = (
-  uuid: string,
-  at: number,
-  id: string,
-  content: string,
-  isError: boolean,
-  toolUseResult: unknown,
-) =>
-  line({
-    ...envelope(uuid, at),
-    type: "user",
-    message: {
-      role: "user",
-      content: [{ type: "tool_result", tool_use_id: id, content, is_error: isError }],
-    },
-    toolUseResult,
-  });
+const { line, user, assistant, toolResult: result } = claudeBlockLines(SESSION, CWD);
 
 const ENV_FILE = `# payments service\nNODE_ENV=production\n${dbPassword.text}\nPORT=3000\n`;
 const STDOUT = `loaded config\nstripe key in use: ${stripe.text}\n2 webhooks registered\n`;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTool } from "../src/tools/run.js";
 import { createSearchHistoryTool, type SearchHistoryOutput } from "../src/tools/search-history.js";
 import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
-import { BASE_TIME, claudeLine, iso } from "./sources-lines.js";
+import { BASE_TIME, claudeBlockLines, claudeLine } from "./sources-lines.js";
 
 const SESSION = "5e55a7e1-0000-4000-8000-00000000b11d";
 const CWD = "/nonexistent/recall-test/acme-auth";
@@ -28,36 +28,11 @@ const ADR = [
   "Each service keeps at most twenty connections.",
 ].join("\n");
 
-function envelope(uuid: string, at: number) {
-  return {
-    uuid,
-    parentUuid: null,
-    isSidechain: false,
-    sessionId: SESSION,
-    cwd: CWD,
-    version: "2.1.284",
-    timestamp: iso(at),
-  };
-}
+const lines = claudeBlockLines(SESSION, CWD);
 const toolUse = (uuid: string, at: number, id: string, name: string, input: unknown) =>
-  `${JSON.stringify({
-    ...envelope(uuid, at),
-    type: "assistant",
-    requestId: `req_${uuid}`,
-    message: {
-      id: `msg_${uuid}`,
-      role: "assistant",
-      model: "claude-test-model",
-      content: [{ type: "tool_use", id, name, input }],
-    },
-  })}\n`;
+  lines.assistant(uuid, at, [{ type: "tool_use", id, name, input }]);
 const toolResult = (uuid: string, at: number, id: string, content: string, toolUseResult: unknown) =>
-  `${JSON.stringify({
-    ...envelope(uuid, at),
-    type: "user",
-    message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content, is_error: false }] },
-    toolUseResult,
-  })}\n`;
+  lines.toolResult(uuid, at, id, content, false, toolUseResult);
 
 describe("tool output and written files in search_history", () => {
   let h: Harness;

@@ -130,3 +130,50 @@ export function codexThreadName(thread: string | null, name: string, at = BASE_T
   };
   return `${JSON.stringify({ timestamp: iso(at), type: "event_msg", payload })}\n`;
 }
+
+/**
+ * Claude Code lines of one session with content blocks (tool calls, tool results with their
+ * envelope's toolUseResult), as version 2.1.284 writes them.
+ */
+export function claudeBlockLines(session: string, cwd: string) {
+  const envelope = (uuid: string, at: number) => ({
+    uuid,
+    parentUuid: null,
+    isSidechain: false,
+    sessionId: session,
+    cwd,
+    version: "2.1.284",
+    gitBranch: "main",
+    timestamp: iso(at),
+  });
+  const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+  return {
+    line,
+    user: (uuid: string, at: number, content: unknown) =>
+      line({ ...envelope(uuid, at), type: "user", message: { role: "user", content } }),
+    assistant: (uuid: string, at: number, content: unknown[]) =>
+      line({
+        ...envelope(uuid, at),
+        type: "assistant",
+        requestId: `req_${uuid}`,
+        message: { id: `msg_${uuid}`, role: "assistant", model: "claude-test-model", content },
+      }),
+    toolResult: (
+      uuid: string,
+      at: number,
+      id: string,
+      content: string,
+      isError: boolean,
+      toolUseResult: unknown,
+    ) =>
+      line({
+        ...envelope(uuid, at),
+        type: "user",
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: id, content, is_error: isError }],
+        },
+        toolUseResult,
+      }),
+  };
+}
