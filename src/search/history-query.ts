@@ -1,5 +1,5 @@
-import { CJK_CHAR } from "../projection/cjk.js";
-import { cjkPhraseTerm } from "./query.js";
+import { hasCjk } from "../projection/cjk.js";
+import { splitCjk } from "./query.js";
 import { prefixTerm } from "./stem.js";
 import { STOPWORDS } from "./stopwords.js";
 
@@ -43,18 +43,6 @@ const PART = /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*/gu;
 /** English clitics: "Caroline's" searches "caroline", "didn't" "didn" (a stopword). */
 const CLITIC = /['’](?:s|t|d|m|ll|re|ve)$/u;
 
-/** The chunk's text split into CJK runs and other runs, in order. */
-function scriptRuns(text: string): { cjk: boolean; text: string }[] {
-  const runs: { cjk: boolean; text: string }[] = [];
-  for (const ch of text) {
-    const cjk = CJK_CHAR.test(ch);
-    const last = runs.at(-1);
-    if (last && last.cjk === cjk) last.text += ch;
-    else runs.push({ cjk, text: ch });
-  }
-  return runs;
-}
-
 /** Lower-cased parts of a non-CJK run: clitics cut, apostrophes inside a word kept out of tokens. */
 function partsOf(text: string): string[] {
   const parts: string[] = [];
@@ -69,13 +57,13 @@ function partsOf(text: string): string[] {
 function allUnits(query: string): QueryUnit[] {
   const units: QueryUnit[] = [];
   for (const chunk of query.normalize("NFC").matchAll(CHUNK)) {
-    for (const run of scriptRuns(chunk[0])) {
-      if (run.cjk) {
-        const chars = Array.from(run.text);
-        units.push({ terms: [cjkPhraseTerm(run.text)], exact: chars, phrase: chars.length > 1 });
+    for (const run of splitCjk(chunk[0])) {
+      if (hasCjk(run)) {
+        const chars = run.split(" ");
+        units.push({ terms: [run], exact: chars, phrase: chars.length > 1 });
         continue;
       }
-      const parts = partsOf(run.text);
+      const parts = partsOf(run);
       if (parts.length === 1) {
         const word = parts[0]!;
         units.push({ terms: [prefixTerm(word)], exact: [word], phrase: false });
