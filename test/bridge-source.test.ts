@@ -11,6 +11,7 @@ import { navigationLink } from "../src/search/links.js";
 import { MAX_ROWS } from "../src/sources/bridge/source.js";
 import { claudeProjects, createHarness, type Harness } from "./sources-harness.js";
 import { claudeLine } from "./sources-lines.js";
+import { documentRows } from "./helpers/document-text.js";
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -119,9 +120,7 @@ describe("bridge source: every record type and link shape", () => {
     // Metadata is its own snapshot; unknown fields are searchable as quoted JSON.
     const meta = hitsOf("AB-99")[0]!;
     expect(meta).toMatchObject({ id: `run:${log}#meta`, kind: "run", run: log, job: "build" });
-    const body = h.store.db.prepare("SELECT body FROM recall_documents WHERE hit_id = ?").get(meta.id) as {
-      body: string;
-    };
+    const body = documentRows(h.store.db, "d.id", "WHERE d.hit_id = ?", meta.id)[0]!;
     expect(body.body).toContain('{"ticket":"AB-99"}');
     expect(hitsOf("gecko")[0]).toMatchObject({ id: `run:${old.name.log}#0`, run: old.name.log });
     expect(navigationLink({ ...chunk, conversation: chunk.conversation })).toBe(chunk.link);
@@ -350,9 +349,9 @@ describe("bridge source: run logs", () => {
         .subarray(offset)
         .toString(),
     ).toContain("needle wombat");
-    const sizes = h.store.db
-      .prepare("SELECT length(CAST(body AS BLOB)) AS n FROM recall_documents WHERE run = ?")
-      .all(run.name.log) as { n: number }[];
+    const sizes = documentRows(h.store.db, "d.id", "WHERE d.run = ?", run.name.log).map((d) => ({
+      n: Buffer.byteLength(d.body),
+    }));
     expect(sizes.length).toBeGreaterThan(text.length / (8 * 1024));
     expect(Math.max(...sizes.map((s) => s.n))).toBeLessThanOrEqual(8 * 1024);
   });

@@ -19,6 +19,7 @@ import type { Answerer } from "../src/answer/index.js";
 import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 import { httpRequest, login } from "./helpers/http.js";
+import { documentRows } from "./helpers/document-text.js";
 
 let demo: DemoHome;
 let store: HistoryStore;
@@ -573,10 +574,12 @@ describe("GET /api/status, /api/consulted, /api/locate", () => {
 describe("GET /api/runs/<run>?from= and /api/decisions/<topic>/history (where bridge hits link)", () => {
   /** A hit of the given kind from the demo's bridge store, found through search_history. */
   const hitOf = async (kind: "run" | "decision") => {
-    const body = store.db
-      .prepare("SELECT body FROM recall_documents WHERE kind = ? AND hit_id NOT LIKE '%#meta' LIMIT 1")
-      .pluck()
-      .get(kind) as string;
+    const { body } = documentRows(
+      store.db,
+      "d.id",
+      "WHERE d.kind = ? AND d.hit_id NOT LIKE '%#meta' LIMIT 1",
+      kind,
+    )[0]!;
     const word = body.match(/[A-Za-z]{6,}/)![0];
     const out = JSON.parse(
       await runTool(services.tools.searchHistory, { query: word, filters: { kind }, limit: 1 }, {}),

@@ -223,7 +223,7 @@ describe("read indexes deferred by a foreground first backfill", () => {
       onGroupEnd: () => {
         seen.push(presentIndexes(harness).sort());
         if (++groups !== 1) return;
-        herons = harness.count("SELECT count(*) FROM recall_documents WHERE body LIKE '%heron note%'");
+        herons = harness.count("SELECT count(*) FROM recall_document_text WHERE body LIKE '%heron note%'");
         // Every session file replaced by a different, shorter one: a new version of each, read
         // beside what was read (no reset, so no read index is needed before the end).
         for (const file of readdirSync(dir)) {

@@ -19,6 +19,7 @@ import {
   codexTurnContext,
   codexUserTurn,
 } from "./sources-lines.js";
+import { documentRows } from "./helpers/document-text.js";
 
 const PARENT = "019a0000-6666-7777-8888-99990000aaaa";
 const FORK = "019a0000-7777-7888-8999-0000aaaabbbb";
@@ -69,9 +70,12 @@ function expectForkIndexedOnce(harness: Harness, forkFile: string): void {
   const kestrel = harness.search("kestrel ledger");
   expect(kestrel).toHaveLength(2);
   expect(kestrel.every((x) => x.session === FORK && x.conversation === `codex:${FORK}`)).toBe(true);
-  const forkDocs = harness.store.db
-    .prepare("SELECT role, body FROM recall_documents WHERE conversation = ? ORDER BY at")
-    .all(`codex:${FORK}`) as { role: string; body: string }[];
+  const forkDocs = documentRows<{ role: string }>(
+    harness.store.db,
+    "d.role",
+    "WHERE d.conversation = ? ORDER BY d.at",
+    `codex:${FORK}`,
+  );
   expect(forkDocs.map((d) => d.role)).toEqual(["user", "assistant"]);
   const row = harness.store.db
     .prepare("SELECT parent, title FROM recall_conversations WHERE id = ?")

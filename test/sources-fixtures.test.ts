@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sessionsForAlias } from "../src/indexer/aliases.js";
 import { REAL_FIXTURES, sharedAvailable } from "./helpers/shared.js";
 import { copyHome, createHarness, fixtureHomes, type Harness } from "./sources-harness.js";
+import { documentRows, useDocumentText } from "./helpers/document-text.js";
 
 const available = sharedAvailable("fixtures/real");
 
@@ -128,9 +129,10 @@ describe.skipIf(!available)("real CLI fixtures, indexed from a temporary HOME", 
     const inSession = h.search("subagent", { sessions: [parent] });
     expect(inSession.length).toBeGreaterThan(0);
     expect(h.search("TODO", { sessions: [parent] }).length).toBeGreaterThan(0);
+    useDocumentText(h.store.db);
     const summary = h.store.db
       .prepare(
-        "SELECT is_compaction_summary AS c FROM recall_documents WHERE body LIKE 'Summary of prior context%'",
+        "SELECT is_compaction_summary AS c FROM recall_document_text WHERE body LIKE 'Summary of prior context%'",
       )
       .get() as { c: number };
     expect(summary.c).toBe(1);
@@ -172,12 +174,10 @@ describe.skipIf(!available)("real CLI fixtures, indexed from a temporary HOME", 
     h = await indexFixture(path.join("codex", "coverage-synthetic"));
     expect(h.search("List the files").length).toBeGreaterThan(0);
     // Each Codex document comes from exactly one layer: no two documents with the same text in one turn.
-    const dupes = h.store.db
-      .prepare(
-        `SELECT body, count(*) n FROM recall_documents WHERE role IN ('user', 'assistant') AND body NOT LIKE '[%'
-         GROUP BY body, at HAVING n > 1`,
-      )
-      .all();
+    const seen = new Set<string>();
+    const dupes = documentRows<{ at: number }>(h.store.db, "d.at", "WHERE d.role IN ('user', 'assistant')")
+      .filter((d) => !d.body.startsWith("["))
+      .filter((d) => seen.size === seen.add(`${d.at}\u0000${d.body}`).size);
     expect(dupes).toEqual([]);
   });
 

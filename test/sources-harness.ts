@@ -14,6 +14,7 @@ import { createSources } from "../src/sources/registry.js";
 import type { Source } from "../src/sources/types.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";
 import { tempDir } from "./helpers/tmp.js";
+import { useDocumentText } from "./helpers/document-text.js";
 
 export interface Harness {
   home: string;
@@ -87,6 +88,7 @@ export async function createHarness(
       return searchHistory(store.db, store.engine, query, filters, limit).hits.filter((h) => !h.relaxed);
     },
     count(sql, ...params) {
+      useDocumentText(store.db);
       const row = store.db.prepare(sql).get(...params) as Record<string, number>;
       return Number(Object.values(row)[0]);
     },

@@ -40,6 +40,7 @@ import {
   hugeClaudeLine,
   zstd,
 } from "./sources-lines.js";
+import { documentRows } from "./helpers/document-text.js";
 
 const SESSION = "5f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b";
 
@@ -84,10 +85,7 @@ describe("incremental JSONL sources", () => {
     return path.join(dir, `rollout-2026-06-${day}T09-00-00-${thread}.jsonl`);
   };
   const docs = (harness: Harness) =>
-    harness.store.db.prepare("SELECT source_key AS k, body FROM recall_documents ORDER BY id").all() as {
-      k: string;
-      body: string;
-    }[];
+    documentRows<{ k: string }>(harness.store.db, "d.source_key AS k", "ORDER BY d.id");
 
   it("reports exact backlog and gone-file figures once no file waits, however fast the ticks come", async () => {
     h = await createHarness();
@@ -704,7 +702,7 @@ describe("incremental JSONL sources", () => {
     rmSync(file);
     h.clock.advance(61_000);
     h.index(retention);
-    expect(h.count("SELECT count(*) FROM recall_documents WHERE body LIKE '%wapiti part 3%'")).toBe(1);
+    expect(h.count("SELECT count(*) FROM recall_document_text WHERE body LIKE '%wapiti part 3%'")).toBe(1);
   });
 
   it("merges a streamed response split across batches, even across a restart", async () => {

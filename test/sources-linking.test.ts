@@ -139,7 +139,7 @@ describe("per-tick bounds and cadence", () => {
     h.index({ limits: { maxBytes: 8 * 1024 } });
     expect(h.count("SELECT count(*) FROM recall_documents")).toBe(expected);
     expect(h.count("SELECT count(*) FROM recall_records")).toBe(expected);
-    expect(h.count("SELECT count(*) FROM recall_documents WHERE body LIKE '%part 0%part 1%'")).toBe(
+    expect(h.count("SELECT count(*) FROM recall_document_text WHERE body LIKE '%part 0%part 1%'")).toBe(
       expected / 2,
     );
   });

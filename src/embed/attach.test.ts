@@ -369,9 +369,10 @@ describe("embedded chat index", () => {
       CREATE TRIGGER recall_chats_app AFTER UPDATE OF app_id ON chats BEGIN
         INSERT OR IGNORE INTO recall_dirty_chats (chat_id) VALUES (new.id);
       END;
-      DELETE FROM recall_migrations WHERE version = 5;`);
+      DELETE FROM recall_migrations WHERE version >= 5;`);
     f.db.prepare("UPDATE chats SET app_id = ? WHERE id = ?").run(two, chat);
     expect(await found(search, one, "heron")).toEqual([chat]);
+    f.db.exec("ALTER TABLE recall_documents DROP COLUMN record"); // schema 6's, which schema 4 lacked
     const again = await attachChatSearch(f.db, { file: f.file });
     expect(await found(again, one, "heron")).toEqual([]);
     expect(await found(again, two, "heron")).toEqual([chat]);

@@ -167,12 +167,26 @@ const movesAtOnce: Migration<HistorySchemaContext> = {
   },
 };
 
+/**
+ * Documents name their record (history.db's schema v10), which search reads through when a body is
+ * '' (store/document-text.ts). An embedded index keeps every message's body and its
+ * external-content FTS5 table, so the column stays empty here; it exists so one query serves both.
+ */
+const documentRecords: Migration<HistorySchemaContext> = {
+  version: 6,
+  name: "documents name their record",
+  up(db) {
+    db.exec("ALTER TABLE recall_documents ADD COLUMN record INTEGER");
+  },
+};
+
 export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV1,
   chatQueues,
   boundedMerges,
   movedChats,
   movesAtOnce,
+  documentRecords,
 ];
 
 /**

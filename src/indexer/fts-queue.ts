@@ -61,6 +61,43 @@ export function flushFtsRow(db: Db, id: number): void {
   q.bytes -= row.title.length + row.body.length;
 }
 
+const contentless = new WeakMap<Db, boolean>();
+
+/**
+ * Whether writers keep the FTS rows of changed and renumbered documents themselves: history.db's
+ * FTS5 table holds no text since schema v10 and has only a delete trigger; an embedded index's
+ * external-content table is kept by its update trigger.
+ */
+function writersKeepFts(db: Db): boolean {
+  let own = contentless.get(db);
+  if (own === undefined) {
+    const has = (type: string, name: string) =>
+      statement(db, "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?").get(type, name) !== undefined;
+    own = has("table", "recall_fts") && !has("trigger", "recall_documents_fts_update");
+    contentless.set(db, own);
+  }
+  return own;
+}
+
+/** A document's text changed in place: its FTS row now indexes `row` (nothing without FTS5). */
+export function replaceFts(db: Db, id: number, row: FtsRow): void {
+  flushFtsRow(db, id);
+  if (writersKeepFts(db))
+    statement(db, "INSERT OR REPLACE INTO recall_fts (rowid, title, body) VALUES (?, ?, ?)").run(
+      id,
+      row.title,
+      row.body,
+    );
+}
+
+/** A document moved from rowid `from` to `to` with new text (ingest.ts renewText). */
+export function moveFts(db: Db, from: number, to: number, row: FtsRow): void {
+  flushFtsRow(db, from);
+  if (!writersKeepFts(db)) return;
+  statement(db, "DELETE FROM recall_fts WHERE rowid = ?").run(from);
+  queueFts(db, to, row);
+}
+
 /** The end of one batch's writes: flush unless a backfill group flushes at its own end. */
 export function endBatchFts(db: Db): void {
   if (!queues.get(db)?.grouped) flushFts(db);

@@ -18,7 +18,22 @@ import type {
   SourceRecord,
   TitleClaim,
 } from "../sources/types.js";
-import { endBatchFts, flushFts, flushFtsRow, queueFts } from "./fts-queue.js";
+import {
+  endBatchFts,
+  flushFts,
+  flushFtsRow,
+  moveFts,
+  queueFts,
+  replaceFts,
+  type FtsRow,
+} from "./fts-queue.js";
+import {
+  documentBody,
+  RECORD_TEXT_COLUMN,
+  RECORD_TEXT_JOIN,
+  storedBody,
+  type StoredBody,
+} from "../store/document-text.js";
 import { loadTombstones, type Tombstones } from "./tombstones.js";
 import { pruneRaw } from "./retention.js";
 import { compressRaw } from "./raw-codec.js";
@@ -130,24 +145,25 @@ const UPDATE_RECORD = `
 const INSERT_DOCUMENT = `
   INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, project, session, job, run, message,
     conversation, cursor, app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated,
-    projection_version, fts_deferred)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    projection_version, fts_deferred, record)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const UPDATE_DOCUMENT = `
   UPDATE recall_documents SET at = ?, project = ?, session = ?, job = ?, run = ?, message = ?, cursor = ?, role = ?,
-    hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?, kind = ?, agent = ?
+    hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?, kind = ?, agent = ?,
+    record = ?
   WHERE id = ? AND (at IS NOT ? OR project IS NOT ? OR session IS NOT ? OR job IS NOT ? OR run IS NOT ? OR
     message IS NOT ? OR cursor IS NOT ? OR role IS NOT ? OR hit_id IS NOT ? OR is_compaction_summary IS NOT ? OR
-    projection_truncated IS NOT ? OR projection_version IS NOT ? OR kind IS NOT ? OR agent IS NOT ?)`;
+    projection_truncated IS NOT ? OR projection_version IS NOT ? OR kind IS NOT ? OR agent IS NOT ? OR
+    record IS NOT ?)`;
 /**
- * The searched text, apart and only when it changed: the FTS update trigger (UPDATE OF title,
- * body) re-indexes every row the statement updates, and a rebuild re-reads mostly unchanged text.
- * A changed text moves its document to a new rowid, above every row term statistics have seen
- * (see renewText).
+ * The searched text, apart and only when it changed (a rebuild re-reads mostly unchanged text),
+ * with its FTS row. A changed text moves its document to a new rowid, above every row term
+ * statistics have seen (see renewText). The old text is read before the record's is rewritten:
+ * a body '' stands for the record's read text (store/document-text.ts).
  */
-const TEXT_CHANGED = `SELECT 1 FROM recall_documents WHERE id = @id AND (title IS NOT @title OR body IS NOT @body)`;
-const UPDATE_DOCUMENT_TEXT = `
-  UPDATE recall_documents SET title = @title, body = @body
-  WHERE id = @id AND (title IS NOT @title OR body IS NOT @body)`;
+const DOCUMENT_TEXT = `SELECT d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN}
+  WHERE d.id = ?`;
+const UPDATE_DOCUMENT_TEXT = `UPDATE recall_documents SET title = @title, body = @body WHERE id = @id`;
 /** Rowids are never reused (AUTOINCREMENT); an UPDATE does not advance the sequence itself. */
 const RENEW_DOCUMENT = `
   UPDATE recall_documents SET title = @title, body = @body,
@@ -156,7 +172,8 @@ const RENEW_DOCUMENT = `
 const ADVANCE_SEQUENCE = `UPDATE sqlite_sequence SET seq = ? WHERE name = 'recall_documents'`;
 const PARTICIPANTS_OF = `SELECT identity FROM recall_document_participants WHERE document = ?`;
 const RETITLED_DOCUMENTS = `
-  SELECT id, source, source_key AS key, body FROM recall_documents WHERE conversation = ? AND title IS NOT ?`;
+  SELECT d.id, d.source, d.source_key AS key, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN}
+  WHERE d.conversation = ? AND d.title IS NOT ?`;
 const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
 const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
@@ -544,13 +561,13 @@ function refreshChat(db: Db, ref: ConversationRef, inPlace: boolean): void {
   if (retitle || reproject) restoreReadIndex(db, CONVERSATION_INDEX);
   if (retitle) {
     const searched = separateCjk(title);
-    const docs = statement(db, RETITLED_DOCUMENTS).all(ref.id, searched) as {
+    const docs = statement(db, RETITLED_DOCUMENTS).all(ref.id, searched) as ({
       id: number;
       source: string;
       key: string;
-      body: string;
-    }[];
-    for (const doc of docs) renewText(db, doc, searched, doc.body, inPlace);
+    } & StoredBody)[];
+    for (const doc of docs)
+      renewText(db, doc, { title: searched, body: documentBody(doc) }, doc.body, inPlace);
   }
   if (reproject) statement(db, REPROJECT_DOCUMENTS).run(ref.project, ref.id, ref.project);
 }
@@ -636,6 +653,13 @@ function writeRecord(
     write.fresh && !write.fresh.has(key)
       ? undefined
       : (statement(db, FIND_RECORD).get(conv.id, key) as { id: number } | undefined);
+  // The document's searched text as it stands, read before its record's text is rewritten.
+  const doc = findDocument(db, conv.source, key);
+  const ownDoc = doc && doc.conversation === conv.id ? doc : undefined;
+  const before =
+    ownDoc && projected.search.indexable
+      ? (statement(db, DOCUMENT_TEXT).get(ownDoc.id) as ({ title: string } & StoredBody) | undefined)
+      : undefined;
   // The values both statements share, in their parameter order.
   const values = [
     record.at,
@@ -648,20 +672,18 @@ function writeRecord(
     model,
     branch,
   ];
+  let recordId: number;
   if (existing) {
     statement(db, UPDATE_RECORD).run(...values, existing.id, ...values);
+    recordId = existing.id;
   } else {
-    statement(db, INSERT_RECORD).run(...values, conv.id, write.next, key);
+    recordId = Number(statement(db, INSERT_RECORD).run(...values, conv.id, write.next, key).lastInsertRowid);
     write.next += 1;
     write.fresh?.add(key);
   }
-  if (record.epoch) {
-    const id = existing?.id ?? (statement(db, FIND_RECORD).get(conv.id, key) as { id: number }).id;
-    statement(db, MARK_EPOCH).run(record.epoch, id, record.epoch);
-  }
+  if (record.epoch) statement(db, MARK_EPOCH).run(record.epoch, recordId, record.epoch);
 
-  const doc = findDocument(db, conv.source, key);
-  if (doc && doc.conversation !== conv.id) return false; // the first conversation keeps it
+  if (doc && !ownDoc) return false; // the first conversation keeps it
   // Not past the check above: a copy whose first line another conversation keeps writes no
   // document of its own, so its later lines' documents are the only ones holding their text.
   if (record.supersedes) removeSuperseded(db, conv, record.supersedes, write.fresh, fts, record.epoch ?? 0);
@@ -674,6 +696,8 @@ function writeRecord(
   // The title is searched as the body is: CJK characters separate tokens (projection/cjk.ts).
   const title = separateCjk(conv.title ?? "");
   const body = projected.search.text;
+  // One stored copy of the text: the record's, when it gives the searched text (store/document-text.ts).
+  const stored = fts ? storedBody(body, projected.read.text) : body;
   const compaction = projected.isCompactionSummary ? 1 : 0;
   const searchTruncated = projected.search.truncated ? 1 : 0;
   if (doc) {
@@ -692,9 +716,14 @@ function writeRecord(
       projectionVersion,
       record.kind,
       conv.agent,
+      recordId,
     ];
     statement(db, UPDATE_DOCUMENT).run(...meta, doc.id, ...meta);
-    const id = renewText(db, { id: doc.id, source: conv.source, key }, title, body, inPlace);
+    const changed =
+      !before || before.title !== title || documentBody(before) !== body || before.body !== stored;
+    const id = changed
+      ? renewText(db, { id: doc.id, source: conv.source, key }, { title, body }, stored, inPlace)
+      : doc.id;
     if (record.participants) writeParticipants(db, id, record.participants, true);
   } else {
     const info = statement(db, INSERT_DOCUMENT).run(
@@ -715,11 +744,12 @@ function writeRecord(
       record.chatId ?? null,
       record.role,
       title,
-      body,
+      stored,
       compaction,
       searchTruncated,
       projectionVersion,
       fts ? 1 : 0,
+      recordId,
     );
     const id = Number(info.lastInsertRowid);
     if (!noteDocument(db, conv.source, key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
@@ -730,8 +760,8 @@ function writeRecord(
 }
 
 /**
- * Writes a document's new title and body, when they changed, under a new rowid unless `inPlace`
- * (IngestOptions.textInPlace); returns its rowid.
+ * Writes a document's new text — searched `text`, stored `body` ('' for its record's) — and its
+ * FTS row, under a new rowid unless `inPlace` (IngestOptions.textInPlace); returns its rowid.
  * Term statistics (search/term-cache.ts, store/term-stats.ts) hold impact lists of the rows up to
  * the highest rowid they saw, and the planner scores the rows above it itself: a text rewritten
  * in place (a Claude Code response whose later line came in a later poll) was missing from lists
@@ -743,19 +773,20 @@ function writeRecord(
 function renewText(
   db: Db,
   doc: { id: number; source: string; key: string },
-  title: string,
+  text: FtsRow,
   body: string,
   inPlace: boolean,
 ): number {
   if (inPlace) {
-    statement(db, UPDATE_DOCUMENT_TEXT).run({ id: doc.id, title, body });
+    statement(db, UPDATE_DOCUMENT_TEXT).run({ id: doc.id, title: text.title, body });
+    replaceFts(db, doc.id, text);
     return doc.id;
   }
-  if (!statement(db, TEXT_CHANGED).get({ id: doc.id, title, body })) return doc.id;
   const identities = pluckedStatement(db, PARTICIPANTS_OF).all(doc.id) as string[];
   if (identities.length > 0) statement(db, CLEAR_PARTICIPANTS).run(doc.id);
-  const id = pluckedStatement(db, RENEW_DOCUMENT).get({ id: doc.id, title, body }) as number;
+  const id = pluckedStatement(db, RENEW_DOCUMENT).get({ id: doc.id, title: text.title, body }) as number;
   statement(db, ADVANCE_SEQUENCE).run(id);
+  moveFts(db, doc.id, id, text);
   writeParticipants(db, id, identities, false);
   // The deferred key index's stand-in still names the old rowid, which no longer exists.
   if (!noteDocument(db, doc.source, doc.key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);

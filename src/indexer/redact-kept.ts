@@ -1,7 +1,13 @@
-import type { Redaction } from "../projection/index.js";
+import { searchTextFromRead, type Redaction } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
-import { flushFts } from "./fts-queue.js";
+import {
+  documentBody,
+  RECORD_TEXT_COLUMN,
+  RECORD_TEXT_JOIN,
+  type StoredBody,
+} from "../store/document-text.js";
+import { flushFts, replaceFts } from "./fts-queue.js";
 
 /** Rows read per transaction by the sweep (each table in turn), between yields. */
 export const KEPT_SWEEP_ROWS = 2000;
@@ -9,25 +15,44 @@ export const KEPT_SWEEP_ROWS = 2000;
 interface SweptTable {
   /** Rows after a rowid, in rowid order, with their texts (nullable columns come back null). */
   select: string;
-  update: string;
-  columns: readonly string[];
+  /** Rewrites one row's texts, given as redacted, in `columns` order. */
+  rewrite(db: Db, row: Record<string, unknown>, texts: (string | null)[]): void;
+  /** A row's texts, in the order `rewrite` takes them. */
+  texts(row: Record<string, unknown>): (string | null)[];
 }
 
 const TABLES: readonly SweptTable[] = [
   {
-    select: "SELECT id, title, body FROM recall_documents WHERE id > ? ORDER BY id LIMIT ?",
-    update: "UPDATE recall_documents SET title = ?, body = ? WHERE id = ?",
-    columns: ["title", "body"],
+    // A body '' stands for its record's read text (store/document-text.ts): the searched text is
+    // redacted as the FTS row holds it, and stored apart from then on.
+    select: `SELECT d.id, d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN}
+      WHERE d.id > ? ORDER BY d.id LIMIT ?`,
+    texts: (row) => [row.title as string, documentBody(row as unknown as StoredBody)],
+    rewrite(db, row, [title, body]) {
+      statement(db, "UPDATE recall_documents SET title = ?, body = ? WHERE id = ?").run(title, body, row.id);
+      replaceFts(db, row.id as number, { title: title!, body: body! });
+    },
   },
   {
-    select: "SELECT id, text FROM recall_records WHERE id > ? ORDER BY id LIMIT ?",
-    update: "UPDATE recall_records SET text = ? WHERE id = ?",
-    columns: ["text"],
+    select: "SELECT id, hit_id AS hitId, text FROM recall_records WHERE id > ? ORDER BY id LIMIT ?",
+    texts: (row) => [row.text as string],
+    rewrite(db, row, [text]) {
+      // A document whose body stood for this text keeps what its FTS row holds.
+      if (row.hitId !== null) {
+        statement(
+          db,
+          "UPDATE recall_documents SET body = ? WHERE hit_id = ? AND record = ? AND body = ''",
+        ).run(searchTextFromRead(row.text as string), row.hitId, row.id);
+      }
+      statement(db, "UPDATE recall_records SET text = ? WHERE id = ?").run(text, row.id);
+    },
   },
   {
     select: "SELECT rowid AS id, title FROM recall_conversations WHERE rowid > ? ORDER BY rowid LIMIT ?",
-    update: "UPDATE recall_conversations SET title = ? WHERE rowid = ?",
-    columns: ["title"],
+    texts: (row) => [row.title as string | null],
+    rewrite(db, row, [title]) {
+      statement(db, "UPDATE recall_conversations SET title = ? WHERE rowid = ?").run(title, row.id);
+    },
   },
 ];
 
@@ -44,14 +69,14 @@ function sweepChunk(
   return db.transaction(() => {
     const rows = statement(db, table.select).all(after, KEPT_SWEEP_ROWS) as Record<string, unknown>[];
     if (rows.length === 0) return { last: null, rewritten: 0 };
-    // The update trigger rewrites a document's FTS row, which must exist by then.
+    // A document's FTS row must exist before it is replaced.
     flushFts(db);
     let rewritten = 0;
     for (const row of rows) {
-      const before = table.columns.map((c) => row[c] as string | null);
+      const before = table.texts(row);
       const redacted = before.map((text) => (text === null ? null : redaction.redact(text)));
       if (redacted.some((text, i) => text !== before[i])) {
-        statement(db, table.update).run(...redacted, row.id);
+        table.rewrite(db, row, redacted);
         rewritten++;
       }
     }

@@ -24,6 +24,7 @@ import { backfill } from "./backfill.js";
 import { sourceCoverage } from "./coverage.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
 import { withTermStatisticsPlans } from "../../test/helpers/term-plans.js";
+import { rewriteDocumentText } from "../../test/helpers/document-text.js";
 
 const SESSION = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
 
@@ -165,9 +166,7 @@ describe("index worker", () => {
     await worker.catchUp();
     await worker.stop();
     // An index written by an older projection: a body its policy let through, and its version.
-    db.prepare(
-      "UPDATE recall_documents SET body = 'stale projection leak' WHERE rowid = (SELECT min(rowid) FROM recall_documents)",
-    ).run();
+    rewriteDocumentText(db, "d.id = (SELECT min(id) FROM recall_documents)", () => "stale projection leak");
     db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
     expect(searchHistory(db, "fts5", "leak", {}, 5).hits).toHaveLength(1);
     worker = make();
@@ -430,7 +429,7 @@ describe("index worker", () => {
     await worker.catchUp();
     await worker.stop();
     // An index an older projection wrote: ten documents' bodies lacked the word.
-    db.prepare("UPDATE recall_documents SET body = replace(body, 'kestrel ', '') WHERE id <= 10").run();
+    rewriteDocumentText(db, "d.id <= 10", (body) => body.replace("kestrel ", ""));
     db.prepare("UPDATE recall_meta SET value = '1' WHERE key = 'projection_version'").run();
     // Every plan on this small index uses the term's statistics, as common words do at scale.
     await withTermStatisticsPlans(async () => {
@@ -485,12 +484,9 @@ describe("index worker", () => {
     let moved = 0;
     plannerTuning.observe = (result) => {
       if (moved++ > 0) return; // between ranking and reading the rows: another process renews the best
-      other
-        .prepare(
-          `UPDATE recall_documents SET body = body || ' again', id = (SELECT max(id) + 1 FROM recall_documents)
-           WHERE id = ?`,
-        )
-        .run(result.rows[0]!.id);
+      rewriteDocumentText(other, `d.id = ${result.rows[0]!.id}`, (body) => `${body} again`, {
+        renumber: true,
+      });
     };
     try {
       const input = SearchHistoryInput.parse({ query: "kestrel", limit: 50 });

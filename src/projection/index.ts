@@ -28,6 +28,7 @@ export {
 } from "./dyad-tag-policy.js";
 export { CLAUDE_COMMAND_TAGS, INJECTED_TAGS, commandLine } from "./injected-context.js";
 export { CJK_CHAR, CJK_SEPARATOR, hasCjk, separateCjk } from "./cjk.js";
+export { searchTextFromRead } from "./search-text.js";
 export {
   TOOL_PREVIEW_HEAD_BYTES,
   TOOL_PREVIEW_TAIL_BYTES,

@@ -1,6 +1,12 @@
 import { CJK_SEPARATOR } from "../projection/cjk.js";
 import type { Db } from "../store/open.js";
 import { pluckedStatement, statement } from "../store/statements.js";
+import {
+  documentBody,
+  RECORD_TEXT_COLUMN,
+  RECORD_TEXT_JOIN,
+  type StoredBody,
+} from "../store/document-text.js";
 import { containsPhrase, foldedTokens } from "./bm25.js";
 import { rankDocuments, type RankResult } from "./planner.js";
 import { CHAT_WEIGHTS } from "./weights.js";
@@ -125,12 +131,13 @@ export function phraseMatches(
   if (tokens.every((t) => /^[a-z0-9]+$/.test(t))) {
     const rows = statement(
       db,
-      "SELECT d.id, d.title, d.body FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value",
-    ).all(JSON.stringify(ask)) as { id: number; title: string; body: string }[];
+      `SELECT d.id, d.title, d.body, ${RECORD_TEXT_COLUMN}
+       FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value ${RECORD_TEXT_JOIN}`,
+    ).all(JSON.stringify(ask)) as ({ id: number; title: string } & StoredBody)[];
     const unknown: number[] = [];
     for (const row of rows) {
       const title = foldedTokens(row.title);
-      const body = foldedTokens(row.body);
+      const body = foldedTokens(documentBody(row));
       if (!title || !body) unknown.push(row.id);
       else if (containsPhrase(title, tokens) || containsPhrase(body, tokens)) found.add(row.id);
     }
@@ -167,13 +174,14 @@ export function chatExcerpts(
   const terms = chatExcerptTerms(tokens);
   const read = statement(
     db,
-    "SELECT d.id, d.body FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value",
+    `SELECT d.id, d.body, ${RECORD_TEXT_COLUMN} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value
+     ${RECORD_TEXT_JOIN}`,
   );
   return (messageIds) => {
     const ids = messageIds.map((m) => docOf.get(m)).filter((d) => d !== undefined);
     if (tokens.length === 0 || ids.length === 0) return new Map();
-    const rows = read.all(JSON.stringify(ids)) as { id: number; body: string }[];
-    const bodies = new Map(rows.map((r) => [r.id, r.body]));
+    const rows = read.all(JSON.stringify(ids)) as ({ id: number } & StoredBody)[];
+    const bodies = new Map(rows.map((r) => [r.id, documentBody(r)]));
     const out = new Map<number, string>();
     for (const m of messageIds) {
       const body = bodies.get(docOf.get(m) ?? -1);

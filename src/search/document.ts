@@ -3,6 +3,12 @@ import { DocumentKind } from "../core/kinds.js";
 import { SEARCH_PROJECTION_MAX_BYTES } from "../projection/bounds.js";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
+import {
+  documentBody,
+  RECORD_TEXT_COLUMN,
+  RECORD_TEXT_JOIN,
+  type StoredBody,
+} from "../store/document-text.js";
 import { navigationLink } from "./links.js";
 
 /** One indexed document as the history spec's source link returns it (`/api/history/<id>`). */
@@ -40,12 +46,13 @@ interface DocumentRow extends Omit<HistoryDocument, "link"> {
 export function historyDocument(db: Db, hitId: string): HistoryDocument | undefined {
   const row = statement(
     db,
-    `SELECT hit_id AS id, kind, agent, at, substr(body, 1, ${SEARCH_PROJECTION_MAX_BYTES}) AS body, message, job,
-       run, session, cursor, conversation
-     FROM recall_documents WHERE hit_id = ?`,
-  ).get(hitId) as DocumentRow | undefined;
+    `SELECT d.hit_id AS id, d.kind, d.agent, d.at, substr(d.body, 1, ${SEARCH_PROJECTION_MAX_BYTES}) AS body,
+       ${RECORD_TEXT_COLUMN}, d.message, d.job, d.run, d.session, d.cursor, d.conversation
+     FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.hit_id = ?`,
+  ).get(hitId) as (DocumentRow & StoredBody) | undefined;
   if (!row) return undefined;
-  const { conversation, ...doc } = row;
+  const { conversation, recordText, ...doc } = row;
+  doc.body = documentBody({ body: doc.body, recordText });
   return {
     id: doc.id,
     kind: doc.kind,

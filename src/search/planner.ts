@@ -5,6 +5,13 @@ import { bm25Idf, bm25Score, countTerms } from "./bm25.js";
 import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
 import { ftsTerm } from "./stem.js";
+import { markedCounts, type MarkedRow } from "./term-marks.js";
+import {
+  documentBody,
+  RECORD_TEXT_COLUMN,
+  RECORD_TEXT_JOIN,
+  type StoredBody,
+} from "../store/document-text.js";
 import {
   documentFrequency,
   dropImpactList,
@@ -211,26 +218,18 @@ function scorer(db: Db, cache: TermCache, terms: readonly string[]): Scorer {
   };
 }
 
-interface DocRow {
+interface DocRow extends StoredBody {
   id: number;
   at: number;
   title: string;
-  body: string;
   sz: Buffer | null;
 }
 
-const HL_OPEN = "\x01";
-const countOf = (text: string, ch: string) => {
-  let n = 0;
-  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) n++;
-  return n;
-};
-
 /**
  * Scores rows by id with FTS5's formula: term counts from the row's own text (ASCII rows are
- * tokenized here exactly as unicode61 does; any other row asks FTS5 to mark its matches), the
- * row length from the index's docsize table. Rows failing the filters are dropped, and so are
- * rows lacking a term when every term is required.
+ * tokenized here exactly as unicode61 does; any other row is counted by FTS5, term-marks.ts),
+ * the row length from the index's docsize table. Rows failing the filters are dropped, and so
+ * are rows lacking a term when every term is required.
  */
 function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number[]): RankedRow[] {
   if (ids.length === 0) return [];
@@ -238,40 +237,33 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
   const docs = statement(
     db,
     // CROSS JOIN keeps SQLite from scanning a filter's index instead of looking the ids up.
-    `SELECT d.id, d.at, d.title, d.body, z.sz
+    `SELECT d.id, d.at, d.title, d.body, ${RECORD_TEXT_COLUMN}, z.sz
      FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value CROSS JOIN recall_fts_docsize z ON z.id = d.id
+     ${RECORD_TEXT_JOIN}
      WHERE 1${sql}`,
   ).all(JSON.stringify(ids), ...params) as DocRow[];
   const freqs = new Map<number, number[]>();
-  const unicode: DocRow[] = [];
+  const unicode: MarkedRow[] = [];
   for (const doc of docs) {
+    const body = documentBody(doc);
     const f = new Array<number>(request.terms.length).fill(0);
     if (
       countTerms(doc.title, request.terms, request.weights.title, f) &&
-      countTerms(doc.body, request.terms, request.weights.body, f)
+      countTerms(body, request.terms, request.weights.body, f)
     ) {
       freqs.set(doc.id, f);
     } else {
-      unicode.push(doc);
-      freqs.set(doc.id, new Array<number>(request.terms.length).fill(0));
+      unicode.push({ id: doc.id, title: doc.title, body });
     }
   }
-  if (unicode.length > 0) {
-    const list = JSON.stringify(unicode.map((d) => d.id));
-    const byId = new Map(unicode.map((d) => [d.id, d]));
-    request.terms.forEach((term, i) => {
-      const marked = statement(
-        db,
-        `SELECT rowid AS id, highlight(recall_fts, 0, char(1), char(2)) AS title, highlight(recall_fts, 1, char(1), char(2)) AS body
-         FROM recall_fts WHERE recall_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-      ).all(ftsTerm(term), list) as { id: number; title: string; body: string }[];
-      for (const m of marked) {
-        const doc = byId.get(m.id)!;
-        const title = countOf(m.title, HL_OPEN) - countOf(doc.title, HL_OPEN);
-        const body = countOf(m.body, HL_OPEN) - countOf(doc.body, HL_OPEN);
-        freqs.get(m.id)![i] = title * request.weights.title + body * request.weights.body;
-      }
-    });
+  const marked = markedCounts(db, unicode, request.terms.map(ftsTerm));
+  for (const [id, counts] of marked) {
+    freqs.set(
+      id,
+      request.terms.map(
+        (_, i) => counts.title[i]! * request.weights.title + counts.body[i]! * request.weights.body,
+      ),
+    );
   }
   const out: RankedRow[] = [];
   for (const doc of docs) {

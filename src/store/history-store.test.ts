@@ -1,3 +1,5 @@
+import { replaceFts } from "../indexer/fts-queue.js";
+import { searchHistory } from "../search/history.js";
 import Database from "better-sqlite3";
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -74,6 +76,56 @@ describe("history store", () => {
          VALUES ('test', ?, ?, 'transcript', 'claude', 1, 'user', '', ?, 1)`,
       )
       .run(id, `transcript:test:${id}`, body);
+
+  it("v10 keeps one copy of the text: bodies its record gives become '', the FTS5 index finds the same rows", async () => {
+    const { dir, old } = await indexAtVersion(9, "fts5");
+    const record = old.prepare(
+      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+       VALUES ('claude:s1', ?, ?, 1, 'user', 'transcript', ?, ?)`,
+    );
+    const doc = old.prepare(
+      `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, title, body, conversation,
+         projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', 1, 'user', 'Heron notes', ?, 'claude:s1', 1)`,
+    );
+    // The same text; a tool result whose read-only line the searched text lacks; a text the
+    // searched one does not follow from (it keeps its own copy); a document with no record.
+    const rows = [
+      ["a", "heron decision", "heron decision"],
+      ["b", "[result: Bash ok]\negret output", "egret output"],
+      ["c", "osprey read view", "osprey searched differently"],
+    ];
+    rows.forEach(([key, read, search], i) => {
+      record.run(i, key, `transcript:test:${key}`, read);
+      doc.run(key, `transcript:test:${key}`, search);
+    });
+    insert(old, "d", "kestrel alone");
+    const match = (db: Database.Database, q: string) =>
+      db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid").pluck().all(q);
+    const queries = ['"heron"', '"egret"', '"osprey" AND "differently"', '"kestrel"', '"result"', '"notes"'];
+    const before = queries.map((q) => match(old, q));
+    old.close();
+
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    const db = store.db;
+    expect(store.migration).toMatchObject({ from: 9, to: LATEST });
+    expect(
+      db
+        .prepare("SELECT source_key, body, record IS NOT NULL AS linked FROM recall_documents ORDER BY id")
+        .all(),
+    ).toEqual([
+      { source_key: "a", body: "", linked: 1 },
+      { source_key: "b", body: "", linked: 1 },
+      { source_key: "c", body: "osprey searched differently", linked: 1 },
+      { source_key: "d", body: "kestrel alone", linked: 0 },
+    ]);
+    expect(queries.map((q) => match(db, q))).toEqual(before);
+    // Searches read the text back from the record; deleting a document takes its FTS row.
+    expect(searchHistory(db, "fts5", "egret", {}, 5).hits.map((h) => h.snippet)).toEqual(["egret output"]);
+    db.prepare("DELETE FROM recall_documents WHERE source_key = 'b'").run();
+    expect(match(db, '"egret"')).toEqual([]);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    store.close();
+  });
 
   it("creates an fts5 index, records the engine and keeps the FTS in sync with documents", async () => {
     const t = tempDir();
@@ -164,7 +216,10 @@ describe("history store", () => {
       const db = store.db;
       expect(store.migration).toMatchObject({ from: 4, to: LATEST });
       expect(store.migration?.backup).toBeTruthy();
-      expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(before);
+      // Schema 10 names each document's record (none here: these documents have none).
+      expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(
+        (before as object[]).map((r) => ({ ...r, record: null })),
+      );
       const indexes = db
         .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_documents'")
         .all() as { name: string; sql: string | null }[];
@@ -175,9 +230,11 @@ describe("history store", () => {
       expect(indexes.map((i) => i.name)).toContain("recall_documents_job");
       expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([3]);
       expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
-      // The triggers came back: new, changed and deleted documents reach the text index.
+      // The triggers came back: new, changed and deleted documents reach the text index (a
+      // changed text's FTS5 row is replaced by its writer since schema 10: fts-queue.ts).
       insert(db, "d", "heron late note");
       db.prepare("UPDATE recall_documents SET body = 'egret revised' WHERE source_key = 'b'").run();
+      if (engine === "fts5") replaceFts(db, 2, { title: "", body: "egret revised" });
       const found = (word: string) =>
         (engine === "fts5"
           ? db
@@ -265,10 +322,12 @@ describe("history store", () => {
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     const db = store.db;
     expect(store.migration).toMatchObject({ from: 7, to: LATEST });
-    expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(before);
-    expect(indexes(db).filter((r) => (r as { name: string }).name !== "recall_documents")).toEqual(
-      dependents.filter((r) => (r as { name: string }).name !== "recall_documents"),
+    expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(
+      (before as object[]).map((r) => ({ ...r, record: null })),
     );
+    // The FTS triggers are schema 10's (fts-lean tests); the rest came back verbatim.
+    const kept = (r: unknown) => !/^recall_documents($|_fts_)/.test((r as { name: string }).name);
+    expect(indexes(db).filter(kept)).toEqual(dependents.filter(kept));
     expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([3]);
     db.prepare("DELETE FROM recall_documents WHERE id = 3").run();
     insert(db, "d", "heron four");

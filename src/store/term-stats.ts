@@ -1,5 +1,6 @@
 import type { Db } from "./open.js";
-import { pluckedStatement, statement } from "./statements.js";
+import { statement } from "./statements.js";
+import { documentBody, RECORD_TEXT_COLUMN, RECORD_TEXT_JOIN, type StoredBody } from "./document-text.js";
 
 /** One term's persisted statistics (schema v3, recall_term_stats). */
 export interface StoredTermStats {
@@ -102,13 +103,16 @@ export function sampleBodies(db: Db, n: number): string[] {
     hi: number | null;
   };
   if (range.lo === null || range.hi === null) return [];
-  const at = pluckedStatement(db, "SELECT body FROM recall_documents WHERE id >= ? ORDER BY id LIMIT 1");
+  const at = statement(
+    db,
+    `SELECT d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.id >= ? ORDER BY d.id LIMIT 1`,
+  );
   const out: string[] = [];
   const span = range.hi - range.lo + 1;
   for (let i = 0; i < n; i++) {
     // Evenly spaced, deterministic: the same index gives the same sample.
-    const body = at.get(range.lo + Math.floor((i * span) / n)) as string | undefined;
-    if (body !== undefined) out.push(body);
+    const row = at.get(range.lo + Math.floor((i * span) / n)) as StoredBody | undefined;
+    if (row !== undefined) out.push(documentBody(row));
   }
   return out;
 }

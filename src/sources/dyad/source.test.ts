@@ -18,6 +18,7 @@ import {
   RECONCILE_INTERVAL_MS,
 } from "./source.js";
 import { withTermStatisticsPlans } from "../../../test/helpers/term-plans.js";
+import { documentRows, useDocumentText } from "../../../test/helpers/document-text.js";
 
 describe("Dyad source (standalone, read-only)", () => {
   let cleanup = () => {};
@@ -79,11 +80,11 @@ describe("Dyad source (standalone, read-only)", () => {
     };
     const db = store.db;
     const docs = () =>
-      db
-        .prepare(
-          "SELECT hit_id AS hitId, kind, agent, app_id AS appId, chat_id AS chatId, message, conversation, project, title, body FROM recall_documents ORDER BY id",
-        )
-        .all() as Record<string, unknown>[];
+      documentRows(
+        db,
+        "d.hit_id AS hitId, d.kind, d.agent, d.app_id AS appId, d.chat_id AS chatId, d.message, d.conversation, d.project, d.title",
+        "ORDER BY d.id",
+      ) as Record<string, unknown>[];
     return {
       t,
       repo,
@@ -210,8 +211,9 @@ describe("Dyad source (standalone, read-only)", () => {
     // Delete a slice in the middle: one reconcile pass removes exactly those.
     s.dyad.db.prepare("DELETE FROM messages WHERE content LIKE 'echidna note 2__'").run();
     s.tickLater();
+    useDocumentText(s.db);
     const left = s.db
-      .prepare("SELECT count(*) AS n FROM recall_documents WHERE body LIKE 'echidna note%'")
+      .prepare("SELECT count(*) AS n FROM recall_document_text WHERE body LIKE 'echidna note%'")
       .get() as { n: number };
     expect(left.n).toBe(RANGE_IDS * 5 - 100);
   });

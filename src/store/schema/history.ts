@@ -8,6 +8,7 @@ import { historyV6 } from "./history-v6.js";
 import { historyV7 } from "./history-v7.js";
 import { historyV8 } from "./history-v8.js";
 import { historyV9 } from "./history-v9.js";
+import { historyV10 } from "./history-v10.js";
 
 export type { HistorySchemaContext };
 
@@ -22,4 +23,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV7,
   historyV8,
   historyV9,
+  historyV10,
 ];
