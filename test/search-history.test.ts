@@ -10,7 +10,12 @@ import { RecallError } from "../src/core/errors.js";
 import { RELAXED_MAX_SCORED } from "../src/search/history.js";
 import { plannerTuning } from "../src/search/planner.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
-import { writeCoverage } from "../src/store/coverage-row.js";
+import {
+  readCoverage,
+  writeCoverage,
+  type CoverageEntry,
+  type PublishedCoverage,
+} from "../src/store/coverage-row.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";
 import type { ToolContext } from "../src/tools/definition.js";
 import { runTool } from "../src/tools/run.js";
@@ -369,46 +374,56 @@ describe("search_history input (fts5)", () => {
     expect(viaAlias.map((x) => x.session)).not.toContain(S1);
   });
 
-  it("carries coverage on every response, empty or not", async () => {
+  it("carries coverage on every response, empty or not: per source, or one object when all are ready", async () => {
     const none = await h.call({ query: "zzzznothing" });
     expect(none.hits).toEqual([]);
     expect(Array.isArray(none.coverage)).toBe(true);
-    expect(none.coverage.map((c) => c.source)).toContain("test");
-    const now = Date.now();
-    writeCoverage(h.db(), {
-      v: 1,
-      publishedAt: now,
-      writer: "broker",
-      pid: 1,
-      rebuilding: false,
-      lastRun: null,
-      sources: [
-        {
-          source: "claude-code",
-          indexing: true,
-          indexedThrough: T0,
-          backlog: 7,
-          backlogBytes: 10,
-          filesKnown: 9,
-          discovered: true,
-        },
-        {
-          source: "codex",
-          indexing: false,
-          indexedThrough: T0 + 5,
-          backlog: 0,
-          backlogBytes: 0,
-          filesKnown: 3,
-          discovered: true,
-        },
-      ],
+    expect((none.coverage as CoverageEntry[]).map((c) => c.source)).toContain("test");
+    const source = (name: string, indexing: boolean, indexedThrough: number | null, backlog: number) => ({
+      source: name,
+      indexing,
+      indexedThrough,
+      backlog,
+      backlogBytes: backlog * 10,
+      filesKnown: 9,
+      discovered: true,
     });
+    const publish = (sources: PublishedCoverage["sources"]) =>
+      writeCoverage(h.db(), {
+        v: 1,
+        publishedAt: Date.now(),
+        writer: "broker",
+        pid: 1,
+        rebuilding: false,
+        lastRun: null,
+        sources,
+      });
+    publish([source("claude-code", true, T0, 7), source("codex", false, T0 + 5, 0)]);
     const out = await h.call({ query: "zzzznothing" });
     expect(out.coverage).toEqual([
       { source: "claude-code", state: "indexing", indexedThrough: T0, backlog: 7 },
       { source: "codex", state: "ready", indexedThrough: T0 + 5, backlog: 0 },
     ]);
     expect(Object.keys(out)).toEqual(["engine", "hits", "coverage"]);
+
+    // Every source ready: one small object, with the newest time indexed across them.
+    const ready = [
+      source("claude-code", false, T0, 0),
+      source("codex", false, T0 + 5, 0),
+      source("bridge", false, null, 0),
+    ];
+    publish(ready);
+    const compact = await h.call({ query: "zzzznothing" });
+    expect(compact.coverage).toEqual({ state: "ready", sources: 3, indexedThrough: T0 + 5 });
+    const full = JSON.stringify(readCoverage(h.db(), Date.now()));
+    expect(JSON.stringify(compact.coverage).length).toBeLessThan(full.length / 3);
+    // One source that cannot read some files brings the per-source list back.
+    publish([...ready.slice(0, 2), { ...ready[2]!, unreadable: { count: 1, paths: ["/x"] } }]);
+    expect((await h.call({ query: "zzzznothing" })).coverage).toEqual([
+      { source: "claude-code", state: "ready", indexedThrough: T0, backlog: 0 },
+      { source: "codex", state: "ready", indexedThrough: T0 + 5, backlog: 0 },
+      { source: "bridge", state: "incomplete", indexedThrough: null, backlog: 0, unreadable: 1 },
+    ]);
   });
 });
 

@@ -47,6 +47,15 @@ describe("audit log", () => {
     expect(summariseOutput("search_chats", results).returned).toEqual(["chat:7", "chat:9"]);
   });
 
+  it("reduces search_history's coverage to one word, in its compact form or per source", () => {
+    const status = (coverage: unknown) =>
+      summariseOutput("search_history", JSON.stringify({ hits: [], coverage })).indexStatus;
+    expect(status({ state: "ready", sources: 3, indexedThrough: 5 })).toBe("ready");
+    expect(status([{ state: "ready" }, { state: "indexing" }])).toBe("indexing");
+    expect(status([{ state: "indexing" }, { state: "stale" }])).toBe("stale");
+    expect(status([])).toBe("empty");
+  });
+
   it("passes over a line that is not a record instead of failing every read", () => {
     const t = tempDir();
     cleanup = t.cleanup;

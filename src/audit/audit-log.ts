@@ -95,7 +95,8 @@ export function summariseOutput(
 
 /** search_history's coverage in one word: the least advanced state of any source. */
 function coverageStatus(coverage: unknown): string | null {
-  if (!Array.isArray(coverage)) return null;
+  // Every source ready is one object (store/coverage-row.ts SearchCoverage), else a list.
+  if (!Array.isArray(coverage)) return asRecord(coverage).state === "ready" ? "ready" : null;
   const states = new Set(coverage.map((c) => String(asRecord(c).state)));
   for (const state of ["stale", "indexing"]) if (states.has(state)) return state;
   return coverage.length === 0 ? "empty" : "ready";

@@ -30,6 +30,11 @@ import { redactKeptText } from "./redact-kept.js";
 export const RESTART_FAILED_SOURCE_MS = 30_000;
 /** The writer republishes coverage at least this often while it runs (a heartbeat). */
 export const COVERAGE_HEARTBEAT_MS = 5_000;
+/**
+ * A change a source's filesystem watch reports brings the next cycle this close (never closer
+ * than the backlog cadence after the last one): the events of one write burst make one cycle.
+ */
+export const WATCH_DEBOUNCE_MS = 250;
 /** indexedThrough is recomputed at most this often per source (a scan of its conversations). */
 const THROUGH_REFRESH_MS = 2_000;
 
@@ -187,7 +192,10 @@ export interface WorkerFigures {
 }
 
 export interface IndexWorker {
-  /** Starts the background loop: a bounded batch per source, then 100 ms (backlog) or 2 s (idle). */
+  /**
+   * Starts the background loop: a bounded batch per source, then 100 ms (backlog) or 2 s (idle),
+   * or WATCH_DEBOUNCE_MS after a source's filesystem watch reports a change (Source.watch).
+   */
   start(): void;
   /** Stops the loop and waits for the batch in progress. */
   stop(): Promise<void>;
@@ -241,7 +249,18 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
   /** stop() was called: a catch-up in progress ends after its current group. */
   let closing = false;
   let loopDone: Promise<void> | null = null;
-  let sleeper: { timer: NodeJS.Timeout; wake: () => void } | null = null;
+  let sleeper: { wake: () => void; hurry: () => void } | null = null;
+  /** A watch reported a change since the current cycle began. */
+  let nudged = false;
+  const watchHooks = {
+    changed: () => {
+      nudged = true;
+      sleeper?.hurry();
+    },
+    log,
+  };
+  /** Sources told to watch their folders: the background loop's sources only, never a foreground run's. */
+  const watching = new WeakSet<Source>();
   /** Serialises cycles, catch-ups and reindexes. */
   let lock: Promise<unknown> = Promise.resolve();
 
@@ -282,6 +301,13 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         restartedAt.set(name, now);
       }
     }
+    if (!stopped) {
+      for (const source of sources) {
+        if (watching.has(source)) continue;
+        watching.add(source);
+        source.watch?.(watchHooks);
+      }
+    }
     return sources;
   };
 
@@ -312,6 +338,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       return false;
     }
     refusedNewer = false;
+    nudged = false;
     const started = performance.now();
     let busy = false;
     for (const source of ensureSources()) {
@@ -359,18 +386,24 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
+      const began = performance.now();
+      let until = began + ms;
+      const wake = () => {
+        clearTimeout(timer);
         sleeper = null;
         resolve();
-      }, ms);
-      sleeper = {
-        timer,
-        wake: () => {
-          clearTimeout(timer);
-          sleeper = null;
-          resolve();
-        },
       };
+      let timer = setTimeout(wake, ms);
+      // A watched change shortens the sleep (once: later events never postpone the cycle).
+      const hurry = () => {
+        const at = Math.max(began + cadence.backlogMs, performance.now() + WATCH_DEBOUNCE_MS);
+        if (at >= until) return;
+        until = at;
+        clearTimeout(timer);
+        timer = setTimeout(wake, at - performance.now());
+      };
+      sleeper = { wake, hurry };
+      if (nudged) hurry();
     });
 
   const loop = async () => {

@@ -264,6 +264,14 @@ export interface Budget {
   thorough?: boolean;
 }
 
+/** What a source's filesystem watch tells whoever runs its batches. */
+export interface WatchHooks {
+  /** Something changed under a watched folder: its next batch has news. Called per event; cheap. */
+  changed(): void;
+  /** Content-free lines (counts, error codes; never a path or any text). */
+  log(line: string): void;
+}
+
 export interface Source {
   /** Stable name used in checkpoints, documents and coverage ("claude-code", "codex", ...). */
   readonly name: string;
@@ -277,6 +285,12 @@ export interface Source {
   readonly retainsHistory?: boolean;
   /** Reads the next bounded batch from committed state. Never writes anything. */
   nextBatch(view: IndexView, budget: Budget): SourceBatch;
-  /** Releases open handles (directory streams, databases, decompressors). */
+  /**
+   * Watches its folders from now until close() (the broker's background worker only): a file
+   * written there is considered by the next batch instead of the next discovery sweep, which
+   * stays the backstop. A watch that fails only stops watching.
+   */
+  watch?(hooks: WatchHooks): void;
+  /** Releases open handles (directory streams, databases, decompressors, watches). */
   close?(): void;
 }

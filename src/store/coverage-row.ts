@@ -71,6 +71,33 @@ export interface CoverageEntry {
   unreadable?: number;
 }
 
+/**
+ * search_history's `coverage` when every source is `ready`: one small object (how many sources,
+ * and the newest record time indexed across them) instead of an entry per source, so an answer
+ * spends its tokens on hits. About 60 characters where three sources' entries take about 250.
+ */
+export interface CoverageAllReady {
+  state: "ready";
+  sources: number;
+  indexedThrough: number | null;
+}
+
+/**
+ * search_history's `coverage`: CoverageAllReady when every source is caught up; otherwise (a
+ * source indexing, incomplete or stale, or nothing indexed yet) the entry of every source, so an
+ * agent sees which one is behind and why.
+ */
+export type SearchCoverage = CoverageAllReady | CoverageEntry[];
+
+export function searchCoverage(entries: CoverageEntry[]): SearchCoverage {
+  if (entries.length === 0 || entries.some((e) => e.state !== "ready")) return entries;
+  let indexedThrough: number | null = null;
+  for (const e of entries)
+    if (e.indexedThrough !== null && (indexedThrough === null || e.indexedThrough > indexedThrough))
+      indexedThrough = e.indexedThrough;
+  return { state: "ready", sources: entries.length, indexedThrough };
+}
+
 export function writeCoverage(db: Db, coverage: PublishedCoverage): void {
   setMeta(db, COVERAGE_KEY, JSON.stringify(coverage));
 }

@@ -5,7 +5,7 @@ import { parseInput } from "../../core/validation.js";
 import { canonicalProjectArg } from "../../indexer/forget.js";
 import type { HistoryHit } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
-import type { CoverageEntry } from "../../store/coverage-row.js";
+import type { SearchCoverage } from "../../store/coverage-row.js";
 import { SearchHistoryInput } from "../../tools/search-history-input.js";
 import { runSearchHistoryAnswered, type SearchHistoryOutput } from "../../tools/search-history.js";
 import { createAnswerer } from "../../answer/index.js";
@@ -53,7 +53,8 @@ export function formatAnswer(answer: NonNullable<SearchHistoryOutput["answer"]>)
 }
 
 /** One line when any source is not caught up, so a thin result never hides an unfinished index. */
-export function coverageNote(coverage: CoverageEntry[]): string | null {
+export function coverageNote(coverage: SearchCoverage): string | null {
+  if (!Array.isArray(coverage)) return null; // every source ready
   const behind = coverage.filter((c) => c.state !== "ready");
   if (behind.length === 0)
     return coverage.length === 0 ? "note: nothing indexed yet; run `recall index`" : null;

@@ -168,7 +168,8 @@ function rememberProjects(hits) {
 function renderResults(state, out) {
   rememberProjects(out.hits);
   const tokens = queryTokens(state.q);
-  const indexing = (out.coverage ?? []).some((c) => c.state === "indexing");
+  // coverage is one object when every source is ready, else a list of sources.
+  const indexing = Array.isArray(out.coverage) && out.coverage.some((c) => c.state === "indexing");
   const count = out.hits.length;
   $("search-message").textContent =
     `${count === 0 ? "No hits" : `${count} hit${count === 1 ? "" : "s"}`} (engine ${out.engine})` +

@@ -1,4 +1,5 @@
-import { statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
+import path from "node:path";
 import { SqliteError } from "better-sqlite3";
 import { performance } from "node:perf_hooks";
 import type {
@@ -13,6 +14,7 @@ import type {
   SourceProgress,
   SourceRecord,
   TitleClaim,
+  WatchHooks,
 } from "../types.js";
 import { emptyBatch } from "../types.js";
 import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } from "./byte-source.js";
@@ -27,6 +29,7 @@ import {
   tailHash,
 } from "./head.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine, type OversizedLine } from "./jsonl-reader.js";
+import { FolderWatch } from "./folder-watch.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
 import { ioRetryAt, isMissing, isSystemError } from "../shared/io-retry.js";
 
@@ -262,6 +265,7 @@ export class JsonlFileSource implements Source {
   private readonly unreadableFiles = new Map<string, string>();
   /** Folders the last complete discovery sweep could not open or list. */
   private unreadableFolders: string[] = [];
+  private folderWatch: FolderWatch | null = null;
 
   constructor(private readonly spec: JsonlSourceSpec) {
     this.name = spec.name;
@@ -270,8 +274,17 @@ export class JsonlFileSource implements Source {
   }
 
   close(): void {
+    this.folderWatch?.close();
+    this.folderWatch = null;
     this.walker.close();
     for (const t of this.tracked.values()) this.closeLive(t);
+  }
+
+  /** Watches the folders the discovery walk opens (see FolderWatch), from the next sweep on. */
+  watch(hooks: WatchHooks): void {
+    this.folderWatch?.close();
+    this.folderWatch = new FolderWatch(this.name, hooks);
+    this.walker.requestSweep();
   }
 
   private closeLive(t: Tracked): void {
@@ -358,11 +371,18 @@ export class JsonlFileSource implements Source {
     if (!this.loaded) this.load(view);
     const batch = emptyBatch();
 
+    // What the watch saw since the last batch, before the sweep: a new file is read now.
+    if (this.folderWatch) this.considerChanges(this.folderWatch, budget);
+
     // Discovery: at most maxEntries directory entries per tick; again 30 s after the last sweep.
     if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
       const step = this.walker.step(budget.maxEntries, budget.now);
       for (const file of step.files) this.register(file);
-      if (step.done) this.noteUnreadableFolders(batch);
+      for (const folder of step.folders) this.folderWatch?.add(folder);
+      if (step.done) {
+        this.noteUnreadableFolders(batch);
+        this.folderWatch?.swept();
+      }
     }
 
     // Change detection: stat a bounded slice of registered files, round robin (not while
@@ -403,9 +423,44 @@ export class JsonlFileSource implements Source {
       if (used.more) this.backlog.add(key); // to the end of the queue
     }
 
-    batch.idle = !this.walker.active && this.backlog.size === 0;
+    batch.idle = !this.walker.active && this.backlog.size === 0 && !this.folderWatch?.waiting;
     batch.progress = this.progress(batch.idle);
     return batch;
+  }
+
+  /**
+   * Changed entries the watch reported, judged by the walk's own rule (at most maxEntries per
+   * batch, as discovery): a file it would register is registered (or, known, polled when it
+   * changed); a folder it would descend into is watched and its entries taken. A burst the
+   * watch could not hold starts a sweep now.
+   */
+  private considerChanges(watch: FolderWatch, budget: Budget): void {
+    const changes = watch.take(budget.maxEntries);
+    if (changes === "sweep") return this.walker.requestSweep();
+    for (const entry of changes) {
+      let stat;
+      try {
+        stat = lstatSync(entry.path);
+      } catch {
+        continue; // gone again: polling notices a deleted file
+      }
+      const decision = this.spec.rule({
+        name: path.basename(entry.path),
+        path: entry.path,
+        depth: entry.depth,
+        isDirectory: stat.isDirectory(),
+        isFile: stat.isFile(),
+        root: entry.root,
+      });
+      if (decision === "file" && stat.isFile()) {
+        this.register(entry.path);
+        const key = this.spec.identify(entry.path)?.key;
+        const t = key === undefined ? undefined : this.tracked.get(key);
+        if (t && !this.backlog.has(t.key) && this.changed(t, budget.now)) this.backlog.add(t.key);
+      } else if (decision === "descend" && stat.isDirectory()) {
+        watch.addNew({ path: entry.path, root: entry.root, depth: entry.depth + 1 });
+      }
+    }
   }
 
   /** After a sweep: folders it could not open or list, counted when newly so. */

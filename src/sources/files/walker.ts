@@ -26,6 +26,13 @@ interface Frame {
   root: string;
 }
 
+/** A folder a sweep opened: a root, or one the rule descended into; its entries have `depth`. */
+export interface WalkedFolder {
+  path: string;
+  root: string;
+  depth: number;
+}
+
 /**
  * A resumable, bounded directory walk: each `step(maxEntries)` examines at most that many
  * entries (the spec's 32 per tick) and returns the files it registered. Open directory
@@ -42,6 +49,8 @@ export class BoundedWalker {
   /** Folders this sweep could not open or list, and those of the last complete sweep. */
   private failing: string[] = [];
   private failed: string[] = [];
+  /** A sweep was asked for (a filesystem watch saw more than it could say): start one now. */
+  private requested = false;
 
   constructor(
     private readonly roots: () => string[],
@@ -52,10 +61,11 @@ export class BoundedWalker {
     return this.running;
   }
 
-  /** Starts a new sweep (after `intervalMs` since the last one started), unless one runs. */
+  /** Starts a new sweep (after `intervalMs` since the last one started, or when asked), unless one runs. */
   startIfDue(now: number, intervalMs: number): boolean {
     if (this.running) return true;
-    if (this.sweeps > 0 && now - this.lastSweepStartedAt < intervalMs) return false;
+    if (!this.requested && this.sweeps > 0 && now - this.lastSweepStartedAt < intervalMs) return false;
+    this.requested = false;
     this.pendingRoots = [...this.roots()];
     this.stack = [];
     this.failing = [];
@@ -64,9 +74,18 @@ export class BoundedWalker {
     return true;
   }
 
-  /** Examines at most `maxEntries` entries; returns registered file paths. */
-  step(maxEntries: number, now: number): { files: string[]; done: boolean } {
+  /**
+   * The next startIfDue starts a sweep whatever the interval; asked while one runs (it may have
+   * passed the change already), another starts when it ends.
+   */
+  requestSweep(): void {
+    this.requested = true;
+  }
+
+  /** Examines at most `maxEntries` entries; returns registered file paths and the folders opened. */
+  step(maxEntries: number, now: number): { files: string[]; folders: WalkedFolder[]; done: boolean } {
     const files: string[] = [];
+    const folders: WalkedFolder[] = [];
     let examined = 0;
     while (this.running && examined < maxEntries) {
       const frame = this.stack[this.stack.length - 1];
@@ -80,7 +99,10 @@ export class BoundedWalker {
           break;
         }
         const dir = this.openDir(root);
-        if (dir) this.stack.push({ dir, depth: 0, root });
+        if (dir) {
+          this.stack.push({ dir, depth: 0, root });
+          folders.push({ path: root, root, depth: 0 });
+        }
         continue;
       }
       let entry;
@@ -108,10 +130,13 @@ export class BoundedWalker {
       if (decision === "file" && entry.isFile()) files.push(full);
       else if (decision === "descend" && entry.isDirectory()) {
         const dir = this.openDir(full);
-        if (dir) this.stack.push({ dir, depth: frame.depth + 1, root: frame.root });
+        if (dir) {
+          this.stack.push({ dir, depth: frame.depth + 1, root: frame.root });
+          folders.push({ path: full, root: frame.root, depth: frame.depth + 1 });
+        }
       }
     }
-    return { files, done: !this.running };
+    return { files, folders, done: !this.running };
   }
 
   /** Folders the last complete sweep could not open or list (a root that is not there is not one). */

@@ -1,0 +1,188 @@
+/**
+ * A file source's filesystem watch: new files are read by the next batch without waiting for a
+ * discovery sweep (the harness clock stands still, so no sweep falls due), a burst becomes one
+ * sweep, a deleted folder is watched again once back, and a watch that cannot be added only
+ * stops watching.
+ */
+import * as fs from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { claudeProjects, codexSessions, createHarness, type Harness } from "../../../test/sources-harness.js";
+import { BASE_TIME, claudeLine, codexMeta, codexUserTurn } from "../../../test/sources-lines.js";
+import { tempDir } from "../../../test/helpers/tmp.js";
+import type { Source } from "../types.js";
+import { FolderWatch, MAX_CHANGED } from "./folder-watch.js";
+import { DISCOVERY_INTERVAL_MS } from "./jsonl-source.js";
+
+/** fs.watch as Node has it, unless a test makes it fail as an exhausted inotify limit does. */
+const failWatch = vi.hoisted(() => ({ code: null as string | null }));
+vi.mock("node:fs", async (original) => {
+  const real = await original<typeof import("node:fs")>();
+  return {
+    ...real,
+    watch: ((...args: Parameters<typeof real.watch>) => {
+      if (failWatch.code) throw Object.assign(new Error("watch failed"), { code: failWatch.code });
+      return real.watch(...args);
+    }) as typeof real.watch,
+  };
+});
+
+const S1 = "7a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c01";
+const S2 = "7a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c02";
+const S3 = "7a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c03";
+const THREAD = "019a0000-1111-7222-8333-4444555566aa";
+
+async function until<T>(what: string, probe: () => T | undefined, ms = 5_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A watch's hooks that count events and keep log lines. */
+function hooks() {
+  const h = {
+    events: 0,
+    logs: [] as string[],
+    changed: () => void (h.events += 1),
+    log: (l: string) => void h.logs.push(l),
+  };
+  return h;
+}
+
+describe("a file source's folder watch", () => {
+  let h: Harness | null = null;
+  let cleanup = () => {};
+  afterEach(() => {
+    failWatch.code = null;
+    h?.close();
+    h = null;
+    cleanup();
+    cleanup = () => {};
+  });
+
+  const session = (id: string, text: string) =>
+    claudeLine({ uuid: `${id}-u`, session: id, text, at: BASE_TIME });
+  const source = (harness: Harness, name: string): Source => harness.sources.find((s) => s.name === name)!;
+
+  it("reads a new session file, in a known or a new project folder, by the next batch, before any sweep is due", async () => {
+    h = await createHarness();
+    const project = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(path.join(project, `${S1}.jsonl`), session(S1, "the first heron"));
+    mkdirSync(codexSessions(h.home), { recursive: true });
+    const watch = hooks();
+    source(h, "claude-code").watch!(watch);
+    h.index();
+    expect(h.search("heron")).toHaveLength(1);
+    expect(watch.logs).toContain("claude-code: watching 2 folders for new files");
+
+    // The harness clock stands still: no discovery sweep falls due (it repeats after 30 s).
+    expect(DISCOVERY_INTERVAL_MS).toBeGreaterThan(2_000);
+    writeFileSync(path.join(project, `${S2}.jsonl`), session(S2, "the second heron"));
+    await until("the watch's event", () => (watch.events > 0 ? true : undefined));
+    h.tick();
+    expect(h.search("heron")).toHaveLength(2);
+
+    // A new project folder with its file written at once: the folder is watched and listed.
+    const other = path.join(claudeProjects(h.home), "-q");
+    const seen = watch.events;
+    mkdirSync(other);
+    writeFileSync(path.join(other, `${S3}.jsonl`), session(S3, "the third heron"));
+    await until("the new folder's event", () => (watch.events > seen ? true : undefined));
+    for (let i = 0; i < 3 && h.search("heron").length < 3; i++) h.tick();
+    expect(h.search("heron")).toHaveLength(3);
+
+    // An append to a known file is read at once too, without waiting for its turn to be polled.
+    const before = watch.events;
+    fs.appendFileSync(
+      path.join(other, `${S3}.jsonl`),
+      claudeLine({ uuid: "late", session: S3, text: "a late grebe", at: BASE_TIME + 1 }),
+    );
+    await until("the append's event", () => (watch.events > before ? true : undefined));
+    h.tick();
+    expect(h.search("grebe")).toHaveLength(1);
+
+    // A source that does not watch (Codex here) finds a new file only with its next sweep.
+    const rollout = path.join(codexSessions(h.home), `rollout-2026-06-01T12-00-00-${THREAD}.jsonl`);
+    writeFileSync(rollout, codexMeta(THREAD) + codexUserTurn(THREAD, "the codex osprey", BASE_TIME, "c1"));
+    h.tick();
+    expect(h.search("osprey")).toHaveLength(0);
+    h.clock.advance(DISCOVERY_INTERVAL_MS);
+    for (let i = 0; i < 5 && h.search("osprey").length === 0; i++) h.tick();
+    expect(h.search("osprey")).toHaveLength(1);
+  });
+
+  it("takes a burst too large to hold as one sweep", async () => {
+    const t = tempDir("recall-watch-");
+    cleanup = t.cleanup;
+    const watch = hooks();
+    const w = new FolderWatch("test", watch);
+    expect(w.add({ path: t.dir, root: t.dir, depth: 0 })).toBe(true);
+    for (let i = 0; i < MAX_CHANGED + 10; i++) writeFileSync(path.join(t.dir, `f${i}`), "x");
+    await until("every event", () => (watch.events >= MAX_CHANGED + 10 ? true : undefined));
+    expect(w.waiting).toBe(true);
+    expect(w.take(32)).toBe("sweep");
+    expect(w.take(32)).toEqual([]);
+    expect(w.waiting).toBe(false);
+    w.close();
+  });
+
+  it("watches a deleted folder again once it is back", async () => {
+    const t = tempDir("recall-watch-");
+    cleanup = t.cleanup;
+    const watch = hooks();
+    const w = new FolderWatch("test", watch);
+    const inner = path.join(t.dir, "inner");
+    mkdirSync(inner);
+    w.add({ path: t.dir, root: t.dir, depth: 0 });
+    w.add({ path: inner, root: t.dir, depth: 1 });
+    expect(w.size).toBe(2);
+    rmSync(inner, { recursive: true });
+    await until("the folder's watch dropped", () => (w.size === 1 ? true : undefined));
+    mkdirSync(inner);
+    await until("the parent's event", () => {
+      const taken = w.take(32);
+      return taken !== "sweep" && taken.some((e) => e.path === inner) ? true : undefined;
+    });
+    w.addNew({ path: inner, root: t.dir, depth: 1 });
+    writeFileSync(path.join(inner, "again"), "x");
+    await until("an event from the folder watched again", () => {
+      const taken = w.take(32);
+      return taken !== "sweep" && taken.some((e) => e.path === path.join(inner, "again")) ? true : undefined;
+    });
+    w.close();
+  });
+
+  it("stops watching, never indexing, when no watch can be added (an inotify limit)", async () => {
+    h = await createHarness();
+    const project = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(path.join(project, `${S1}.jsonl`), session(S1, "the first heron"));
+    const watch = hooks();
+    source(h, "claude-code").watch!(watch);
+    failWatch.code = "ENOSPC";
+    h.index();
+    expect(h.search("heron")).toHaveLength(1);
+    expect(watch.logs).toContain(
+      "claude-code: watching no more folders (ENOSPC); new files elsewhere wait for the discovery sweep",
+    );
+    // The sweep stays the backstop.
+    writeFileSync(path.join(project, `${S2}.jsonl`), session(S2, "the second heron"));
+    h.clock.advance(DISCOVERY_INTERVAL_MS);
+    for (let i = 0; i < 5 && h.search("heron").length < 2; i++) h.tick();
+    expect(h.search("heron")).toHaveLength(2);
+    // Once watches can be added again, the next sweep adds them.
+    failWatch.code = null;
+    h.clock.advance(DISCOVERY_INTERVAL_MS);
+    for (let i = 0; i < 3; i++) h.tick();
+    writeFileSync(path.join(project, `${S3}.jsonl`), session(S3, "the third heron"));
+    await until("the watch's event", () => (watch.events > 0 ? true : undefined));
+    h.tick();
+    expect(h.search("heron")).toHaveLength(3);
+  });
+});
