@@ -19,7 +19,7 @@ function figures(
 }
 
 describe("npm run bench at the smallest scale", () => {
-  it("runs every section and reports every figure with its unit", () => {
+  it("runs every section on both transcript corpora and reports every figure with its unit", () => {
     const run = spawnSync(
       process.execPath,
       ["dist/bench/main.js", "--scale", "tiny", "--queries", "12", "--json"],
@@ -41,9 +41,10 @@ describe("npm run bench at the smallest scale", () => {
 
     const [scale] = result.scales;
     expect(scale.scale).toBe("tiny");
-    // Indexing, search per class, reads, baselines, cold process: present or honestly unavailable.
-    for (const surface of ["history", "chats"]) {
-      const s = scale[surface];
+    // Indexing, search per class, reads, baselines, cold process: present or honestly unavailable,
+    // on both history corpora (the demo generator's and the Zipf one) and the embedded chats.
+    expect(Object.keys(scale.history)).toEqual(["demo", "zipf"]);
+    for (const s of [scale.history.demo, scale.history.zipf, scale.chats]) {
       if ("unavailable" in s) {
         expect(s.unavailable).toMatch(/^unavailable: /);
         continue;
@@ -64,21 +65,34 @@ describe("npm run bench at the smallest scale", () => {
         expect(c.fidelity.rankingOverlap.unit).toMatch(/overlap/);
       }
     }
-    expect(scale.history.search.classes.filtered.latency.p95.unit).toBe("ms");
-    expect(scale.history.search.conversationPage.p95.unit).toBe("ms");
+    for (const name of ["demo", "zipf"]) {
+      const history = scale.history[name];
+      expect(history.corpus.name).toBe(name);
+      expect(history.search.classes.filtered.latency.p95.unit).toBe("ms");
+      expect(history.search.classes.rare.needleFound.value).toBeGreaterThan(0.9);
+      expect(history.search.conversationPage.p95.unit).toBe("ms");
+      expect(history.baselines.like.latency.p50.unit).toBe("ms");
+      const rg = history.baselines.ripgrep;
+      if (rg.available) expect(rg.ratio.unit).toMatch(/ripgrep/);
+      else expect(rg.note).toMatch(/ripgrep/);
+      const cold = history.coldProcess;
+      if (cold.available) expect(cold.maxPeakRss.unit).toBe("MiB");
+      const mcp = history.mcp;
+      expect(mcp.available, mcp.note).toBe(true);
+      expect(mcp.roundTrip.p95.unit).toBe("ms");
+      expect(mcp.firstCall.p95.unit).toBe("ms");
+      const first = history.mcpFirstCall;
+      expect(first.available, first.note).toBe(true);
+      for (const cls of ["rare", "identifier", "mixed", "common"])
+        expect(first.classes[cls].p95.unit).toBe("ms");
+      expect(history.live.latency.p95.unit).toBe("ms");
+      // The index's pages by table: the documents and the FTS5 index among them.
+      const tables = history.indexSplit.tables.map((t: { table: string }) => t.table);
+      expect(tables).toEqual(expect.arrayContaining(["recall_documents", "recall_fts"]));
+    }
+    expect(scale.history.zipf.corpus.wordTypes.value).toBeGreaterThan(100_000);
     expect(scale.chats.search.readChat.p95.unit).toBe("ms");
-    expect(scale.history.baselines.like.latency.p50.unit).toBe("ms");
-    const rg = scale.history.baselines.ripgrep;
-    if (rg.available) expect(rg.ratio.unit).toMatch(/ripgrep/);
-    else expect(rg.note).toMatch(/ripgrep/);
-    const cold = scale.history.coldProcess;
-    if (cold.available) expect(cold.maxPeakRss.unit).toBe("MiB");
-    const mcp = scale.history.mcp;
-    expect(mcp.available, mcp.note).toBe(true);
-    expect(mcp.roundTrip.p95.unit).toBe("ms");
-    expect(mcp.firstCall.p95.unit).toBe("ms");
     expect(scale.large.peakRss.unit).toBe("MiB");
-    expect(scale.history.live.latency.p95.unit).toBe("ms");
     expect(scale.large.lines.value).toBeGreaterThan(1000);
     // LoCoMo needs ../shared (absent from a user's clone): figures or an honest note.
     if ("unavailable" in result.locomo) expect(result.locomo.unavailable).toMatch(/LoCoMo/);

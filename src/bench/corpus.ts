@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import os from "node:os";
 import path from "node:path";
 import { generateDemoCorpus, type DemoManifest } from "../demo/index.js";
+import { generateZipfCorpus } from "../demo/zipf-corpus.js";
+import { demoQueryCorpus, type QueryCorpus } from "./queries.js";
 
 /** Benchmark scales: source messages per corpus. `tiny` exists for the smoke test. */
 export const SCALES = { tiny: 2_000, "10k": 10_000, "100k": 100_000, "1m": 1_000_000 } as const;
@@ -23,20 +25,41 @@ export function treeBytes(root: string): number {
   return total;
 }
 
+/**
+ * Transcript corpora the history figures are measured on: the demo generator's three CLIs, and
+ * Claude Code transcripts whose words follow a Zipf law over a 250k-type vocabulary with a long
+ * tail (src/demo/zipf-corpus.ts), as real chat text does.
+ */
+export const CORPORA = ["demo", "zipf"] as const;
+export type CorpusName = (typeof CORPORA)[number];
+
 export interface HistoryCorpus {
+  name: CorpusName;
   /** The fake HOME the CLIs' files live under. */
   home: string;
-  manifest: DemoManifest;
+  queries: QueryCorpus;
   /** Conversation records the generator wrote (its own unit per source). */
   messages: number;
   sourceBytes: number;
   /** Folders a user would point ripgrep at. */
   roots: string[];
   generateMs: number;
+  /** The Zipf corpus's vocabulary: word types in all, and those its text drew. */
+  vocabulary?: { types: number; typesUsed: number; exponent: number };
+}
+
+/** About `messages` transcript messages of the named corpus under `root`. */
+export async function historyCorpus(
+  name: CorpusName,
+  root: string,
+  messages: number,
+  seed: number,
+): Promise<HistoryCorpus> {
+  return name === "demo" ? demoCorpus(root, messages, seed) : zipfCorpus(root, messages, seed);
 }
 
 /** Claude Code, Codex and opencode transcripts totalling about `messages` messages. */
-export async function historyCorpus(root: string, messages: number, seed: number): Promise<HistoryCorpus> {
+async function demoCorpus(root: string, messages: number, seed: number): Promise<HistoryCorpus> {
   const t0 = performance.now();
   const claude = Math.round(messages * 0.44);
   const codex = Math.round(messages * 0.31);
@@ -52,13 +75,36 @@ export async function historyCorpus(root: string, messages: number, seed: number
   });
   const roots = [manifest.paths.claudeConfigDir, manifest.paths.codexHome, manifest.paths.opencodeDataDir];
   return {
+    name: "demo",
     home: root,
-    manifest,
+    queries: demoQueryCorpus(manifest, ["claude", "codex", "opencode"]),
     messages:
       manifest.counts.claude.messages + manifest.counts.codex.messages + manifest.counts.opencode.messages,
     sourceBytes: roots.reduce((a, r) => a + treeBytes(r), 0),
     roots,
     generateMs: performance.now() - t0,
+  };
+}
+
+/** Claude Code transcripts of `messages` messages whose words follow a Zipf law. */
+function zipfCorpus(root: string, messages: number, seed: number): HistoryCorpus {
+  const t0 = performance.now();
+  const m = generateZipfCorpus({ root, messages, seed });
+  return {
+    name: "zipf",
+    home: root,
+    queries: {
+      needles: m.needles,
+      projects: m.projects,
+      sources: ["claude"],
+      commonWords: m.commonWords,
+      identifiers: [m.paths, m.symbols],
+    },
+    messages: m.messages,
+    sourceBytes: treeBytes(m.claudeConfigDir),
+    roots: [m.claudeConfigDir],
+    generateMs: performance.now() - t0,
+    vocabulary: m.vocabulary,
   };
 }
 

@@ -6,7 +6,12 @@ import { createSearchHistoryTool, type SearchHistoryOutput } from "../tools/sear
 import { planFigures, runClass, type PlanFigures } from "./fidelity.js";
 import { countTerms } from "../search/bm25.js";
 import { queryTokens } from "../search/query.js";
-import { pluckedStatement } from "../store/statements.js";
+import {
+  documentBody,
+  RECORD_TEXT_COLUMN,
+  RECORD_TEXT_JOIN,
+  type StoredBody,
+} from "../store/document-text.js";
 import { distribution, fig, round, timeAsync, type Distribution, type Figure } from "./measure.js";
 import type { BenchQuery, QueryClass } from "./queries.js";
 
@@ -83,7 +88,10 @@ export async function benchHistorySearch(
 }
 
 function ownWordsShare(db: Db, list: readonly BenchQuery[], results: readonly SearchHistoryOutput[]): Figure {
-  const body = pluckedStatement(db, "SELECT body FROM recall_documents WHERE hit_id = ?");
+  // A document's text is its own body, or its record's read text when the body is '' (schema v10).
+  const body = db.prepare(
+    `SELECT d.body AS body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.hit_id = ?`,
+  );
   const shares: number[] = [];
   results.forEach((out, i) => {
     const strict = out.hits.filter((h) => h.relaxed !== true);
@@ -92,7 +100,8 @@ function ownWordsShare(db: Db, list: readonly BenchQuery[], results: readonly Se
     let own = 0;
     for (const hit of strict) {
       const counts = new Array<number>(terms.length).fill(0);
-      const text = (body.get(hit.id) as string | undefined) ?? "";
+      const row = body.get(hit.id) as StoredBody | undefined;
+      const text = row ? documentBody(row) : "";
       if (countTerms(text, terms, 1, counts) && counts.every((n) => n > 0)) own++;
     }
     shares.push(own / strict.length);

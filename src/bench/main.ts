@@ -4,10 +4,13 @@
  * baselines run on the same data in the same run. Not part of `npm test` (test/bench-smoke.test.ts
  * runs the smallest scale). Writes only under the OS temp folder and removes it afterwards.
  *
- *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--json] [--only section,…] [--queries N]
- *                    [--seed N] [--locomo N|all|none] [--keep]
+ *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--corpus demo|zipf|both] [--json]
+ *                    [--only section,…] [--queries N] [--seed N] [--locomo N|all|none] [--keep]
  *
  * Sections: indexing, redaction, history, chats, baselines, cold, mcp, large, locomo (default: all).
+ * The history sections (indexing, redaction, history, baselines, cold, mcp) run on each corpus
+ * --corpus names (default both): the demo generator's, and Claude Code transcripts whose words
+ * follow a Zipf law with a long tail (src/demo/zipf-corpus.ts).
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -22,18 +25,32 @@ import { benchColdProcess } from "./cold-process.js";
 import { benchLargeTranscript, LARGE_TRANSCRIPT_BYTES } from "./large-transcript.js";
 import { benchLiveSearch } from "./live-search.js";
 import { benchMcpRoundTrip } from "./mcp-round-trip.js";
-import { chatCorpus, databaseBytes, historyCorpus, SCALES, scratchDir, type ScaleName } from "./corpus.js";
+import {
+  chatCorpus,
+  CORPORA,
+  databaseBytes,
+  historyCorpus,
+  SCALES,
+  scratchDir,
+  type CorpusName,
+  type HistoryCorpus,
+  type ScaleName,
+} from "./corpus.js";
+import { indexSplit } from "./index-split.js";
+import { benchMcpFirstCall } from "./mcp-first-call.js";
 import { benchHistorySearch } from "./history-search.js";
 import { CHATS_LIKE_SQL, HISTORY_LIKE_SQL, likeBaseline, ripgrepBaseline } from "./baselines.js";
 import { benchLocomo } from "./locomo.js";
 import { machineInfo } from "./machine.js";
 import { fig, round, timeAsync } from "./measure.js";
-import { buildQueries } from "./queries.js";
+import { buildQueries, demoQueryCorpus } from "./queries.js";
 import {
   checkTargets,
+  historyCorpora,
   renderReport,
   type BenchResult,
   type ChatScale,
+  type CorpusFigures,
   type HistoryScale,
   type IndexingFigures,
   type RedactionFigures,
@@ -58,6 +75,7 @@ export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {
   scales: ScaleName[];
+  corpora: CorpusName[];
   json: boolean;
   only: Set<Section>;
   queries: number;
@@ -71,6 +89,7 @@ class UsageError extends Error {}
 export function parseArgs(argv: readonly string[]): BenchArgs {
   const args: BenchArgs = {
     scales: ["10k"],
+    corpora: [...CORPORA],
     json: false,
     only: new Set(SECTIONS),
     queries: 200,
@@ -95,6 +114,11 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
       for (const s of args.scales)
         if (!(s in SCALES))
           throw new UsageError(`--scale must be one of ${Object.keys(SCALES).join(", ")}, not "${s}"`);
+    } else if (a === "--corpus") {
+      const v = value().trim().toLowerCase();
+      if (v !== "both" && !CORPORA.includes(v as CorpusName))
+        throw new UsageError(`--corpus must be one of ${CORPORA.join(", ")} or both, not "${v}"`);
+      args.corpora = v === "both" ? [...CORPORA] : [v as CorpusName];
     } else if (a === "--only") {
       const list = value()
         .split(",")
@@ -124,11 +148,15 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
 const log = (msg: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const MiB = 2 ** 20;
-const SAMPLES: Record<ScaleName, { fidelity: number; rg: number; like: number; cold: number }> = {
-  tiny: { fidelity: 20, rg: 10, like: 10, cold: 6 },
-  "10k": { fidelity: 40, rg: 30, like: 30, cold: 20 },
-  "100k": { fidelity: 25, rg: 15, like: 15, cold: 20 },
-  "1m": { fidelity: 12, rg: 6, like: 8, cold: 10 },
+/** `firstCall`: fresh `recall mcp` servers per query class (a spawn each, ~0.5–1 s). */
+const SAMPLES: Record<
+  ScaleName,
+  { fidelity: number; rg: number; like: number; cold: number; firstCall: number }
+> = {
+  tiny: { fidelity: 20, rg: 10, like: 10, cold: 6, firstCall: 1 },
+  "10k": { fidelity: 40, rg: 30, like: 30, cold: 20, firstCall: 5 },
+  "100k": { fidelity: 25, rg: 15, like: 15, cold: 20, firstCall: 10 },
+  "1m": { fidelity: 12, rg: 6, like: 8, cold: 20, firstCall: 20 },
 };
 const WORKER = fileURLToPath(new URL("./worker-index.js", import.meta.url));
 
@@ -212,25 +240,32 @@ function redactionFigures(messages: number, on: IndexRun[], off: IndexRun): Reda
   };
 }
 
-async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryScale> {
-  const scratch = scratchDir(`history-${scale}`);
+async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName): Promise<HistoryScale> {
+  const scratch = scratchDir(`history-${name}-${scale}`);
+  const step = (msg: string) => log(`${scale} ${name}: ${msg}`);
   try {
-    log(`${scale}: generating transcripts (${SCALES[scale].toLocaleString("en-US")} messages)`);
-    const corpus = await historyCorpus(path.join(scratch.dir, "home"), SCALES[scale], args.seed);
+    step(`generating transcripts (${SCALES[scale].toLocaleString("en-US")} messages)`);
+    const corpus = await historyCorpus(name, path.join(scratch.dir, "home"), SCALES[scale], args.seed);
     const recallHome = path.join(scratch.dir, "recall");
-    log(`${scale}: indexing transcripts (${(corpus.sourceBytes / MiB).toFixed(0)} MiB)`);
+    const indexFile = path.join(recallHome, "history.db");
+    step(`indexing transcripts (${(corpus.sourceBytes / MiB).toFixed(0)} MiB)`);
     const run = runWorker(["history", corpus.home, recallHome]);
     const indexing = indexingFigures(
       run,
       corpus.messages,
       corpus.sourceBytes,
-      databaseBytes(path.join(recallHome, "history.db")),
+      databaseBytes(indexFile),
       corpus.generateMs,
     );
-    const result: HistoryScale = { indexing };
+    step("index size by table (dbstat)");
+    const result: HistoryScale = {
+      corpus: corpusFigures(corpus),
+      indexing,
+      indexSplit: indexSplit(indexFile),
+    };
     if (wants(args, "redaction")) {
       // Off, then on again: each setting gets a run after another has warmed the page cache.
-      log(`${scale}: indexing the same transcripts with redaction off, then on again`);
+      step("indexing the same transcripts with redaction off, then on again");
       const off = runWorker([
         "history",
         corpus.home,
@@ -246,15 +281,12 @@ async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryS
       readonly: true,
     });
     try {
-      const queries = buildQueries(corpus.manifest, ["claude", "codex", "opencode"], args.queries, {
-        filtered: true,
-        seed: args.seed,
-      });
+      const queries = buildQueries(corpus.queries, args.queries, { filtered: true, seed: args.seed });
       const samples = SAMPLES[scale];
       if (wants(args, "history")) {
-        log(`${scale}: search_history, ${args.queries} queries per class`);
+        step(`search_history, ${args.queries} queries per class`);
         result.search = await benchHistorySearch(store.db, store.engine, queries, samples.fidelity);
-        log(`${scale}: search_history while the index grows (${args.queries} queries)`);
+        step(`search_history while the index grows (${args.queries} queries)`);
         // One query of each class in turn, as a working agent's mix.
         const classes = ["rare", "identifier", "mixed", "common"] as const;
         const mixed = queries.rare.flatMap((_, i) =>
@@ -270,21 +302,21 @@ async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryS
           await runTool(tool, { query: n }, {});
           recallMs.push((await timeAsync(() => runTool(tool, { query: n }, {}))).ms);
         }
-        log(`${scale}: baselines (ripgrep ${samples.rg} needles, LIKE ${samples.like})`);
+        step(`baselines (ripgrep ${samples.rg} needles, LIKE ${samples.like})`);
         result.baselines = {
           needles: fig(Math.max(samples.rg, samples.like), "needles"),
           ripgrep: ripgrepBaseline(corpus.roots, needles.slice(0, samples.rg), recallMs.slice(0, samples.rg)),
           like: likeBaseline(
             store.db,
             HISTORY_LIKE_SQL,
-            (p) => [p, p],
+            (p) => [p, p, p],
             needles.slice(0, samples.like),
             recallMs.slice(0, samples.like),
           ),
         };
       }
       if (wants(args, "cold")) {
-        log(`${scale}: cold recall search processes`);
+        step("cold recall search processes");
         const half = Math.ceil(samples.cold / 2);
         result.coldProcess = benchColdProcess(
           recallHome,
@@ -294,13 +326,27 @@ async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryS
         );
       }
       if (wants(args, "mcp")) {
-        log(`${scale}: search_history through a recall mcp process (${args.queries} calls)`);
+        step(`search_history through a recall mcp process (${args.queries} calls)`);
         const mixed = (["rare", "identifier", "mixed", "common"] as const).flatMap((cls) =>
           queries[cls].slice(0, Math.ceil(args.queries / 4)),
         );
         result.mcp = await benchMcpRoundTrip(
           recallHome,
           mixed.slice(0, args.queries).map((q) => q.text),
+        );
+        step(`the first call of a fresh recall mcp (${samples.firstCall} servers per class)`);
+        // Queries from the far end of each class's list: none of them ran in the process above.
+        const unseen = (cls: "rare" | "identifier" | "mixed" | "common") =>
+          queries[cls].map((q) => q.text).reverse();
+        result.mcpFirstCall = await benchMcpFirstCall(
+          recallHome,
+          {
+            rare: unseen("rare"),
+            identifier: unseen("identifier"),
+            mixed: unseen("mixed"),
+            common: unseen("common"),
+          },
+          samples.firstCall,
         );
       }
     } finally {
@@ -311,6 +357,21 @@ async function historyScale(args: BenchArgs, scale: ScaleName): Promise<HistoryS
     if (args.keep) log(`kept ${scratch.dir}`);
     else scratch.cleanup();
   }
+}
+
+/** What the corpus is: its size per message, and (Zipf) its vocabulary. */
+function corpusFigures(corpus: HistoryCorpus): CorpusFigures {
+  return {
+    name: corpus.name,
+    bytesPerMessage: fig(Math.round(corpus.sourceBytes / Math.max(1, corpus.messages)), "bytes per message"),
+    ...(corpus.vocabulary
+      ? {
+          wordTypes: fig(corpus.vocabulary.types, "word types"),
+          wordTypesUsed: fig(corpus.vocabulary.typesUsed, "word types"),
+          zipfExponent: fig(corpus.vocabulary.exponent, "exponent"),
+        }
+      : {}),
+  };
 }
 
 async function chatScale(args: BenchArgs, scale: ScaleName): Promise<ChatScale> {
@@ -335,7 +396,7 @@ async function chatScale(args: BenchArgs, scale: ScaleName): Promise<ChatScale> 
         file: corpus.dbFile,
         backupDir: path.join(scratch.dir, "backups"),
       });
-      const queries = buildQueries(corpus.manifest, ["dyad"], args.queries, {
+      const queries = buildQueries(demoQueryCorpus(corpus.manifest, ["dyad"]), args.queries, {
         filtered: false,
         seed: args.seed,
       });
@@ -381,16 +442,32 @@ function closingNotes(result: BenchResult): string[] {
     );
   }
   for (const s of result.scales) {
-    const first = "indexing" in s.history ? s.history.mcp?.firstCall?.p95.value : undefined;
-    if (first != null && first > 60)
-      notes.push(
-        `At ${s.scale}, a query's first call in a fresh recall mcp takes ${first} ms (p95): the process builds the impact list of each common term on its first use (src/search/term-cache.ts). Impact lists persisted by the indexer would remove that cost.`,
-      );
+    for (const [name, h] of historyCorpora(s)) {
+      const first = h.mcp?.firstCall?.p95.value;
+      if (first != null && first > 60)
+        notes.push(
+          `At ${s.scale} on the ${name} corpus, a query's first call in a recall mcp takes ${first} ms (p95): the process builds the impact list of each common term on its first use (src/search/term-cache.ts). Impact lists persisted by the indexer would remove that cost.`,
+        );
+    }
+  }
+  if (has("index size")) {
+    for (const s of result.scales)
+      for (const [name, h] of historyCorpora(s)) {
+        const top = h.indexSplit?.tables
+          .slice(0, 3)
+          .map((t) => `${t.table} ${t.size.value} MiB (${t.share.value} %)`)
+          .join(", ");
+        if (top)
+          notes.push(
+            `At ${s.scale} on the ${name} corpus the index is ${h.indexing.indexToSource.value}× its source; its largest tables: ${top} (the split by b-tree is in the report).`,
+          );
+      }
   }
   if (missed.some((t) => t.figure.includes("peak RSS"))) {
     const rss = result.scales
-      .map((s) => ("indexing" in s.history ? `${s.history.indexing.peakRss.value} MiB at ${s.scale}` : null))
-      .filter(Boolean)
+      .flatMap((s) =>
+        historyCorpora(s).map(([name, h]) => `${h.indexing.peakRss.value} MiB at ${s.scale} (${name})`),
+      )
       .join(", ");
     notes.push(
       `The history indexer's peak RSS grows with the corpus (${rss}), so state is kept across batches rather than bounded by one batch (the indexer and sources are src/indexer/ and src/sources/).`,
@@ -436,15 +513,17 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
   for (const scale of args.scales) {
     const result: ScaleResult = {
       scale,
-      history: { unavailable: "not selected" },
+      history: Object.fromEntries(args.corpora.map((c) => [c, { unavailable: "not selected" }])),
       chats: { unavailable: "not selected" },
     };
     if (wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp")) {
-      try {
-        result.history = await historyScale(args, scale);
-      } catch (e) {
-        log(`${scale}: history ${reason(e)}`);
-        result.history = { unavailable: reason(e) };
+      for (const name of args.corpora) {
+        try {
+          result.history[name] = await historyScale(args, scale, name);
+        } catch (e) {
+          log(`${scale} ${name}: history ${reason(e)}`);
+          result.history[name] = { unavailable: reason(e) };
+        }
       }
     }
     if (wants(args, "large")) {
@@ -504,7 +583,7 @@ async function main(): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(
-        `${e.message === "help" ? "" : `${e.message}\n`}usage: npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--json] [--only ${SECTIONS.join(",")}] [--queries N] [--seed N] [--locomo N|all|none] [--keep]\n`,
+        `${e.message === "help" ? "" : `${e.message}\n`}usage: npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--corpus demo|zipf|both] [--json] [--only ${SECTIONS.join(",")}] [--queries N] [--seed N] [--locomo N|all|none] [--keep]\n`,
       );
       return e.message === "help" ? 0 : 2;
     }

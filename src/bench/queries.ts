@@ -5,9 +5,9 @@ import { SeededRandom } from "./measure.js";
 
 /**
  * Query sets drawn from the corpus itself: planted needles (rare words; the generator reports
- * where each one is), the vocabulary's most frequent words (the generator samples COMMON_WORDS by
- * Zipf rank, so its head is in a large share of all messages), and identifiers (file paths and
- * error codes of the vocabulary).
+ * where each one is), the vocabulary's most frequent words (both generators draw words by Zipf
+ * rank, so the head is in a large share of all messages), and identifiers (file paths, error
+ * codes or code symbols of the vocabulary).
  */
 export type QueryClass = "rare" | "mixed" | "common" | "identifier" | "filtered";
 
@@ -26,15 +26,38 @@ export interface BenchQuery {
   };
 }
 
-/** The generator's own glue words, which its Zipf sampling skips (src/demo/text.ts). */
+/** What a corpus gives the query builder. */
+export interface QueryCorpus {
+  needles: readonly Needle[];
+  projects: readonly string[];
+  /** Sources whose needles are asked (and whose agents a filter names). */
+  sources: readonly Needle["source"][];
+  /** Plain words, most frequent first. */
+  commonWords: readonly string[];
+  /** Identifier pools: a query picks a pool, then one identifier of it. */
+  identifiers: readonly (readonly string[])[];
+}
+
+/** The demo corpus's: its most frequent file paths and its error codes as identifiers. */
+export function demoQueryCorpus(manifest: DemoManifest, sources: readonly Needle["source"][]): QueryCorpus {
+  return {
+    needles: manifest.needles,
+    projects: manifest.projects,
+    sources,
+    commonWords: COMMON_WORDS,
+    identifiers: [FILE_PATHS.slice(0, 60), ERROR_CODES],
+  };
+}
+
+/** The demo generator's own glue words, which its Zipf sampling skips (src/demo/text.ts). */
 const GLUE = new Set(
   "the to and of a in is we for that it this with on be not should when can so from".split(" "),
 );
 
-/** The most frequent content words of the demo vocabulary, most frequent first. */
-export const COMMON_QUERY_WORDS: readonly string[] = COMMON_WORDS.filter(
-  (w) => !GLUE.has(w) && !STOPWORDS.has(w),
-).slice(0, 40);
+/** A corpus's 40 most frequent content words (no glue, no stopwords), most frequent first. */
+function commonQueryWords(words: readonly string[]): string[] {
+  return words.filter((w) => /^[a-z]+$/.test(w) && !GLUE.has(w) && !STOPWORDS.has(w)).slice(0, 40);
+}
 
 const WORD = /^[A-Za-z]+$/;
 
@@ -51,17 +74,16 @@ function mixedQuery(rng: SeededRandom, needle: Needle): string {
   return [needle.token, ...picked].join(" ");
 }
 
-function commonQuery(rng: SeededRandom): string {
+function commonQuery(rng: SeededRandom, common: readonly string[]): string {
   const n = 1 + rng.int(3);
   const words = new Set<string>();
   // Bias toward the head: the most frequent words are the hard case.
-  while (words.size < n)
-    words.add(COMMON_QUERY_WORDS[Math.floor(Math.pow(rng.next(), 1.5) * COMMON_QUERY_WORDS.length)]!);
+  while (words.size < n) words.add(common[Math.floor(Math.pow(rng.next(), 1.5) * common.length)]!);
   return [...words].join(" ");
 }
 
-function identifierQuery(rng: SeededRandom): string {
-  return rng.next() < 0.5 ? rng.pick(FILE_PATHS.slice(0, 60)) : rng.pick(ERROR_CODES);
+function identifierQuery(rng: SeededRandom, pools: readonly (readonly string[])[]): string {
+  return rng.pick(pools[Math.floor(rng.next() * pools.length)]!);
 }
 
 const DAY = 86_400_000;
@@ -72,13 +94,13 @@ const DAY = 86_400_000;
  * time or session filter, in turn; a needle's filter always admits the needle's own record.
  */
 export function buildQueries(
-  manifest: DemoManifest,
-  sources: readonly Needle["source"][],
+  corpus: QueryCorpus,
   count: number,
   options: { filtered: boolean; seed: number },
 ): Record<QueryClass, BenchQuery[]> {
   const rng = new SeededRandom(options.seed);
-  const needles = manifest.needles.filter((n) => sources.includes(n.source));
+  const needles = corpus.needles.filter((n) => corpus.sources.includes(n.source));
+  const common = commonQueryWords(corpus.commonWords);
   const at = (i: number) => needles[i % Math.max(1, needles.length)];
   const out: Record<QueryClass, BenchQuery[]> = {
     rare: [],
@@ -92,11 +114,11 @@ export function buildQueries(
     if (n) out.rare.push({ cls: "rare", text: n.token, needle: n });
     const m = at(i + Math.floor(needles.length / 2));
     if (m) out.mixed.push({ cls: "mixed", text: mixedQuery(rng, m), needle: m });
-    out.common.push({ cls: "common", text: commonQuery(rng) });
-    out.identifier.push({ cls: "identifier", text: identifierQuery(rng) });
+    out.common.push({ cls: "common", text: commonQuery(rng, common) });
+    out.identifier.push({ cls: "identifier", text: identifierQuery(rng, corpus.identifiers) });
   }
   if (options.filtered) {
-    const agents = ["claude", "codex", "opencode"] as const;
+    const agents = (["claude", "codex", "opencode"] as const).filter((a) => corpus.sources.includes(a));
     for (let i = 0; i < count; i++) {
       const base = [out.rare, out.mixed, out.common, out.identifier][i % 4]![Math.floor(i / 4) % count];
       if (!base) continue;
@@ -106,15 +128,15 @@ export function buildQueries(
         ...(base.needle ? { needle: base.needle } : {}),
       };
       const kind = Math.floor(i / 4) % 5;
-      const project = base.needle?.project ?? rng.pick(manifest.projects);
+      const project = base.needle?.project ?? rng.pick(corpus.projects);
       const time =
-        base.needle?.at ?? manifest.needles[rng.int(manifest.needles.length)]?.at ?? Date.UTC(2026, 0, 1);
+        base.needle?.at ?? corpus.needles[rng.int(corpus.needles.length)]?.at ?? Date.UTC(2026, 0, 1);
       if (kind === 0) q.filters = { project };
       else if (kind === 1) q.filters = { kind: "transcript" };
       else if (kind === 2) q.filters = { since: time - 30 * DAY, until: time + 30 * DAY };
       else if (kind === 3)
         q.filters = {
-          session: base.needle?.session ?? manifest.needles[rng.int(manifest.needles.length)]!.session,
+          session: base.needle?.session ?? corpus.needles[rng.int(corpus.needles.length)]!.session,
         };
       else
         q.filters = {
