@@ -1,0 +1,57 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { defineConfig } from "rolldown";
+
+const LIVE = "dist/bundle";
+const STAGING = `dist/.bundle-${process.pid}`;
+const ENTRY = "recall.js";
+/** The chunks of the bundle in place, kept one build longer. */
+const MANIFEST = path.join(LIVE, "chunks.json");
+
+/**
+ * Moves the bundle from STAGING into LIVE so that a `recall` starting meanwhile (tests beside a
+ * build) never loads part of one bundle and part of another: chunks are named by their content
+ * and renamed into place before the entry is. The previous bundle's chunks stay for a process
+ * that has just read its entry; older ones are removed.
+ */
+const publish = {
+  name: "publish",
+  writeBundle(_options, bundle) {
+    try {
+      const chunks = Object.keys(bundle).filter((file) => file !== ENTRY);
+      const previous = existsSync(MANIFEST) ? JSON.parse(readFileSync(MANIFEST, "utf8")) : [];
+      mkdirSync(path.join(LIVE, "chunks"), { recursive: true });
+      for (const file of chunks)
+        if (!existsSync(path.join(LIVE, file))) renameSync(path.join(STAGING, file), path.join(LIVE, file));
+      renameSync(path.join(STAGING, ENTRY), path.join(LIVE, ENTRY));
+      writeFileSync(MANIFEST, JSON.stringify(chunks));
+      const keep = new Set([...chunks, ...previous]);
+      for (const name of readdirSync(path.join(LIVE, "chunks")))
+        if (!keep.has(`chunks/${name}`)) rmSync(path.join(LIVE, "chunks", name));
+    } finally {
+      rmSync(STAGING, { recursive: true, force: true });
+    }
+  },
+};
+
+/**
+ * The CLI bundled from tsc's output (`npm run build` compiles first), which dist/cli/main.js
+ * starts when it is current. The import()s stay, so a command loads only the chunks it needs. The
+ * layout keeps the relative URLs the code reads files by: ../../package.json from the entry
+ * (cli/run.ts) and ../../../src/http/assets/ from a chunk (http/routes/assets.ts).
+ */
+export default defineConfig({
+  input: { recall: "dist/cli/run.js" },
+  platform: "node",
+  // Finds its native addon relative to its own files.
+  external: ["better-sqlite3"],
+  plugins: [publish],
+  output: {
+    dir: STAGING,
+    format: "esm",
+    entryFileNames: "[name].js",
+    chunkFileNames: "chunks/[name]-[hash].js",
+    // Class and function names (an error's name) stay as written.
+    keepNames: true,
+  },
+});
