@@ -6,10 +6,10 @@ import { buildImpactList, clearTermCache, documentFrequency, termCache } from ".
 import { HISTORY_WEIGHTS } from "./weights.js";
 
 /** Documents sampled to find the index's common terms. */
-export const TERM_SAMPLE = 600;
+export const TERM_SAMPLE = 4_000;
 /** A term in at least this share of the sample is common: its first use would cost a full pass. */
-export const COMMON_SHARE = 0.02;
-export const MAX_COMMON_TERMS = 240;
+export const COMMON_SHARE = 0.0025;
+export const MAX_COMMON_TERMS = 2_000;
 
 /** A token and, when it has one, the stem prefix a query of it searches (stem.ts: "index*"). */
 const withStem = (token: string): string[] => {

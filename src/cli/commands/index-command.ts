@@ -11,6 +11,7 @@ import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
+import { createTermStatsJob } from "../term-stats-job.js";
 import { isoInstant } from "../../core/instant.js";
 
 interface IndexFlags {
@@ -132,7 +133,13 @@ export async function catchUpThroughBroker(options: {
     local: async () => {
       const worker = foregroundWorker(options.db, options.env, options.config);
       try {
-        return await worker.catchUp((p) => showProgress(options.bar, p));
+        const result = await worker.catchUp((p) => showProgress(options.bar, p));
+        // The statistics of the index's common terms, which the broker otherwise keeps in idle
+        // time: done before the index is reported ready, so a fresh `recall search` or `recall
+        // mcp` does not build them on its first queries.
+        const termStats = createTermStatsJob(options.db);
+        while (termStats.step()) await new Promise<void>((resolve) => setImmediate(resolve));
+        return result;
       } finally {
         await worker.stop();
       }
