@@ -1,6 +1,7 @@
 import { CARRY_GROWTH } from "../search/term-cache.js";
 import { commonTerms, computeTermStats } from "../search/term-stats.js";
 import { ftsTotals } from "../search/fts-index.js";
+import { repairFtsTotals } from "../store/fts-totals.js";
 import type { Db } from "../store/open.js";
 import { readRewrites } from "../store/rewrites.js";
 import { storedTermRows, writeTermStats } from "../store/term-stats.js";
@@ -11,7 +12,8 @@ import { topRowid } from "../store/top-rowid.js";
  * `recall search` or `recall mcp` starts warm. It plans once per CARRY_GROWTH of index growth
  * (rows added, or given new rowids) and again after a rebuild: the common terms of an even
  * sample whose stored statistics are missing or too old; then each step computes and writes one
- * of them (one FTS5 pass over that term).
+ * of them (one FTS5 pass over that term). Before planning, it puts back bm25's totals when
+ * deletes and rewrites have left them inflated (store/fts-totals.ts).
  */
 export interface TermStatsJob {
   /** Does one term's work; false when there is nothing to do. */
@@ -23,6 +25,7 @@ export function createTermStatsJob(db: Db): TermStatsJob {
   let plannedRows = -1;
   let plannedTop = -1;
   let plannedRewrites: string | null = null;
+  let repairedAt = "";
   return {
     step() {
       // A rebuild rewrote documents and dropped every stored term (store/rewrites.ts): plan again.
@@ -33,6 +36,11 @@ export function createTermStatsJob(db: Db): TermStatsJob {
         queue = [];
       }
       if (queue.length === 0) {
+        // Counting the docsize rows is a pass over a b-tree: only when the index changed.
+        if (ftsTotals(db).generation !== repairedAt) {
+          repairFtsTotals(db);
+          repairedAt = ftsTotals(db).generation;
+        }
         const rows = ftsTotals(db).rows;
         const top = topRowid(db);
         // Rows rewritten under new rowids (indexer/ingest.ts renewText) age statistics as added

@@ -1,4 +1,5 @@
 import type { Db } from "../store/open.js";
+import { readVarint } from "../store/fts-totals.js";
 import { statement } from "../store/statements.js";
 
 /**
@@ -13,19 +14,6 @@ import { statement } from "../store/statements.js";
 
 const AVERAGES_ROWID = 1;
 const STRUCTURE_ROWID = 10;
-
-/** SQLite's varint: big-endian 7-bit groups, the 9th byte carries 8 bits. */
-export function readVarint(buf: Uint8Array, at: number): { value: number; next: number } {
-  let value = 0;
-  for (let i = 0; i < 8; i++) {
-    const byte = buf[at + i];
-    if (byte === undefined) return { value, next: at + i };
-    value = value * 128 + (byte & 0x7f);
-    if ((byte & 0x80) === 0) return { value, next: at + i + 1 };
-  }
-  const last = buf[at + 8] ?? 0;
-  return { value: value * 256 + last, next: at + 9 };
-}
 
 /** Sum of a docsize blob's per-column token counts: the D of bm25. */
 export function docsizeTotal(blob: Uint8Array | null): number {
