@@ -1,17 +1,20 @@
 import type { Command } from "commander";
 import { isRecallError, RecallError } from "../../core/errors.js";
 import { statSync } from "node:fs";
-import { auditLogProblem, readAudit, readAuditFailures, type AuditRecord } from "../../audit/audit-log.js";
-import { askBroker } from "../../indexer/broker.js";
-import { sourceCoverage } from "../../indexer/coverage.js";
-import { compileRedaction, PROJECTION_VERSION } from "../../projection/index.js";
-import { storedRedactionFingerprint, writtenByNewer } from "../../indexer/derived-versions.js";
-import type { Config } from "../../config/schema.js";
-import type { Db } from "../../store/open.js";
-import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../store/coverage-row.js";
+import { auditLogProblem, readAudit, readAuditFailures, type AuditRecord } from "../../app/audit.js";
+import {
+  askBroker,
+  sourceCoverage,
+  storedRedactionFingerprint,
+  indexWrittenByNewer,
+  readCoverage,
+  readPublishedCoverage,
+  rebuildingNow,
+} from "../../app/status.js";
+import { compileRedaction, type Config } from "../../app/recall.js";
+import { openIndexToRead, type Db } from "../../app/open-index.js";
+import { checkIndex } from "../../app/index-health.js";
 import type { CommandModule } from "../program.js";
-import { openIndexToRead } from "../read-index.js";
-import { checkIndex } from "../../store/damage.js";
 import { formatBytes, printJson } from "../output.js";
 import { isoInstant } from "../../core/instant.js";
 
@@ -109,7 +112,7 @@ export const statusCommand: CommandModule = {
           const now = Date.now();
           const published = readPublishedCoverage(store.db);
           // Why this recall will not index into history.db (a newer one built it), or null.
-          const indexRefused = writtenByNewer(store.db, PROJECTION_VERSION);
+          const indexRefused = indexWrittenByNewer(store.db);
           const status = {
             index: { file: store.file, engine: store.engine, bytes: statSync(store.file).size },
             broker: await brokerState(home),
