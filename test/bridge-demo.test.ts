@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoCorpus, type DemoManifest } from "../src/demo/index.js";
-import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { sessionsForAlias } from "../src/search/session-aliases.js";
 import { createHarness, type Harness } from "./sources-harness.js";
 import { tempDir } from "./helpers/tmp.js";
 

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer, type RunningHttpServer } from "../src/http/server.js";
-import { createHttpServices } from "../src/http/services.js";
+import { createHttpServices } from "../src/app/http-services.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";
 import { contextSession, type ContextSession } from "./helpers/claude-context.js";

@@ -9,7 +9,7 @@ import { openBridgeWriter } from "../src/bridge/writer.js";
 import { recallHome } from "../src/config/paths.js";
 import { DECISION_HISTORY_PAGE } from "../src/conversations/bridge.js";
 import { startHttpServer, type RunningHttpServer } from "../src/http/server.js";
-import { createHttpServices } from "../src/http/services.js";
+import { createHttpServices } from "../src/app/http-services.js";
 import { forget } from "../src/indexer/forget.js";
 import { createHarness, type Harness } from "./sources-harness.js";
 import { httpRequest, login } from "./helpers/http.js";

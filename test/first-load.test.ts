@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { joinBrokerElection } from "../src/cli/broker-process.js";
+import { joinBrokerElection } from "../src/app/broker-process.js";
 import { ConfigSchema } from "../src/config/schema.js";
 import { backfill } from "../src/indexer/backfill.js";
 import { forget } from "../src/indexer/forget.js";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUDIT_FILE } from "../src/audit/audit-log.js";
 import { startHttpServer, type RunningHttpServer } from "../src/http/server.js";
-import { createHttpServices } from "../src/http/services.js";
+import { createHttpServices } from "../src/app/http-services.js";
 import type { HttpServices } from "../src/http/route.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attachChatSearch, type ChatSearch } from "../src/embed/attach.js";
+import { attachChatSearch, type ChatSearch } from "../src/app/attach-chat-search.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";
 import { runTool } from "../src/tools/run.js";

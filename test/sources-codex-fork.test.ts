@@ -7,7 +7,7 @@
 import { appendFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { sessionsForAlias } from "../src/search/session-aliases.js";
 import { MAX_HELD_RECORDS } from "../src/sources/codex/source.js";
 import { codexSessions, createHarness, type Harness } from "./sources-harness.js";
 import {

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { sessionsForAlias } from "../src/search/session-aliases.js";
 import { REAL_FIXTURES, sharedAvailable } from "./helpers/shared.js";
 import { copyHome, createHarness, fixtureHomes, type Harness } from "./sources-harness.js";
 import { documentRows, useDocumentText } from "./helpers/document-text.js";

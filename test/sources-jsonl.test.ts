@@ -19,7 +19,7 @@ import { deflateRawSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { backfill } from "../src/indexer/backfill.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
-import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { sessionsForAlias } from "../src/search/session-aliases.js";
 import { sourceCoverage } from "../src/indexer/coverage.js";
 import { exportConversation } from "../src/indexer/export.js";
 import { decompressRaw } from "../src/indexer/raw-codec.js";

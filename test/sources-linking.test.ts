@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpencodeV2Db } from "./helpers/opencode-db.js";
-import { sessionsForAlias } from "../src/indexer/aliases.js";
+import { sessionsForAlias } from "../src/search/session-aliases.js";
 import { indexView } from "../src/indexer/checkpoints.js";
 import { createClaudeSource } from "../src/sources/claude-code/source.js";
 import { createOpencodeSource } from "../src/sources/opencode/source.js";

@@ -8,7 +8,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { chatConversationId } from "../sources/dyad/source.js";
+import { chatConversationId } from "../core/kinds.js";
 import { makeRecallHome } from "../store/private-files.js";
 
 /**

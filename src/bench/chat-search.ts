@@ -1,4 +1,4 @@
-import type { ChatSearch } from "../embed/attach.js";
+import type { ChatSearch } from "../app/attach-chat-search.js";
 import { runTool } from "../tools/run.js";
 import type { ReadChatOutput } from "../tools/read-chat.js";
 import type { SearchChatsOutput } from "../tools/search-chats.js";

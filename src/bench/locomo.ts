@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { systemClock } from "../core/clock.js";
 import { ConfigSchema } from "../config/schema.js";
 import { DYAD_DDL } from "../demo/index.js";
-import { attachChatSearch } from "../embed/attach.js";
+import { attachChatSearch } from "../app/attach-chat-search.js";
 import { backfill } from "../indexer/backfill.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";

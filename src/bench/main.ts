@@ -19,7 +19,7 @@ import { performance } from "node:perf_hooks";
 import { openDatabase } from "../store/open.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
-import { attachChatSearch } from "../embed/attach.js";
+import { attachChatSearch } from "../app/attach-chat-search.js";
 import { benchChatSearch } from "./chat-search.js";
 import { benchColdProcess } from "./cold-process.js";
 import { benchLargeTranscript, LARGE_TRANSCRIPT_BYTES } from "./large-transcript.js";

@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { systemClock } from "../core/clock.js";
 import { limitHeapGrowth } from "../core/heap.js";
 import { ConfigSchema } from "../config/schema.js";
-import { attachChatSearch } from "../embed/attach.js";
+import { attachChatSearch } from "../app/attach-chat-search.js";
 import { backfill } from "../indexer/backfill.js";
 import {
   compileRedaction,
@@ -20,7 +20,7 @@ import {
 import { createSources } from "../sources/registry.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { openDatabase } from "../store/open.js";
-import { createTermStatsJob } from "../cli/term-stats-job.js";
+import { createTermStatsJob } from "../app/term-stats-job.js";
 
 export interface IndexRun {
   kind: "history" | "chats";

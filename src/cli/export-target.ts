@@ -9,7 +9,7 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
-import { agentRoots, bridgeRoot, type Env } from "../config/paths.js";
+import { agentRoots, bridgeRoot, type Env } from "../app/recall.js";
 import { RecallError } from "../core/errors.js";
 
 /**

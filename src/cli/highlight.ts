@@ -1,4 +1,4 @@
-import { foldText } from "../store/fold.js";
+import { foldText } from "../app/search.js";
 
 const BOLD = "\u001b[1;33m";
 const RESET = "\u001b[0m";

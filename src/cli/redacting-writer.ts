@@ -1,4 +1,4 @@
-import type { Redaction } from "../projection/index.js";
+import { type Redaction } from "../app/recall.js";
 
 const NEWLINE = 0x0a;
 

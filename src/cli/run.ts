@@ -2,7 +2,8 @@
 import { CommanderError } from "commander";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { recallHome } from "../config/paths.js";
+import { recallHome } from "../app/recall.js";
+import { asDamagedIndex } from "../app/index-health.js";
 import { isRecallError } from "../core/errors.js";
 import { limitHeapGrowth } from "../core/heap.js";
 import { createContext, type CliContext } from "./context.js";
@@ -10,7 +11,6 @@ import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { printError } from "./output.js";
 import { buildProgram } from "./program.js";
 import { loadCommands } from "./commands/index.js";
-import { asDamagedIndex } from "../store/damage.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {

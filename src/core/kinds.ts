@@ -26,3 +26,9 @@ export type Role = z.infer<typeof Role>;
 
 /** documents.source of the chats a host's own database indexes in embedded mode. */
 export const EMBEDDED_CHAT_SOURCE = "chat";
+
+/** documents.source of the agent bridge's records (messages, decisions, runs). */
+export const BRIDGE_SOURCE = "bridge";
+
+/** The conversation id of a chat in an indexed Dyad-shaped database (`source` names the database). */
+export const chatConversationId = (source: string, chatId: number) => `chat:${source}:${chatId}`;

@@ -1,6 +1,6 @@
 import { renameSync } from "node:fs";
 import path from "node:path";
-import { realOrSelf } from "../core/real-path.js";
+import { realOrSelf } from "../platform/real-path.js";
 import type { BridgeDemoCounts } from "./bridge.js";
 import { writeWholeFile } from "./writer.js";
 

@@ -1,5 +1,5 @@
 /** Library entry for host apps: `import { attachChatSearch } from "recall/embed"`. */
-export { attachChatSearch, type AttachOptions, type ChatSearch } from "./attach.js";
-export type { ChatIndexFigures, ChatSearchIndexer } from "./indexer-service.js";
+export { attachChatSearch, type AttachOptions, type ChatSearch } from "../app/attach-chat-search.js";
+export type { ChatIndexFigures, ChatSearchIndexer } from "../app/embedded-indexer.js";
 export type { ToolContext, ToolDefinition, ToolConsent } from "../tools/definition.js";
 export { runTool } from "../tools/run.js";

@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createAuth, type Auth } from "./auth.js";
 import { allowedHosts, fetchSiteAllowed, hostAllowed, originAllowed } from "./guard.js";
-import { readCoverage } from "../store/coverage-row.js";
-import { asDamagedIndex } from "../store/damage.js";
+import { readCoverage } from "../app/status.js";
+import { asDamagedIndex } from "../app/index-health.js";
 import { send, sendError, sendJson, statusOf } from "./respond.js";
 import type { HttpServices, Route } from "./route.js";
 import { ROUTES } from "./routes/index.js";

@@ -1,4 +1,4 @@
-import { auditCall } from "../audit/audit-log.js";
+import { auditCall } from "../app/audit.js";
 import type { ToolContext, ToolDefinition } from "../tools/definition.js";
 import { runTool, toolErrorOutput } from "../tools/run.js";
 

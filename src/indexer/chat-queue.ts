@@ -11,7 +11,7 @@ import { deleteMeta, getMeta, setMeta } from "../store/meta.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
 import { topRowid } from "../store/top-rowid.js";
-import { messagesByIds, sizesOf, type DyadMessageRow } from "../sources/dyad/tables.js";
+import { messagesByIds, sizesOf, type DyadMessageRow } from "../store/dyad-tables.js";
 
 /** Bounds on one drain batch: rows and bytes of message content. */
 export interface ChatBatchLimits {

@@ -6,7 +6,7 @@ import { eraseDeleted, removeBackups } from "../store/erase.js";
 import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
-import { sessionFilter } from "./aliases.js";
+import { sessionFilter } from "../search/session-aliases.js";
 
 /** What `recall forget` removes; also the payload of the broker's "forget" request. */
 export const ForgetScope = z.union([
@@ -248,10 +248,4 @@ function uncountRaw(db: Db, where: string, params: Record<string, unknown>, resu
     result.rawChunks += row.chunks;
     result.rawBytes += row.bytes;
   }
-}
-
-/** A project argument as recall stores projects: an absolute, normalised path. */
-export function canonicalProjectArg(value: string, cwd = process.cwd()): string {
-  const absolute = path.isAbsolute(value) ? value : path.resolve(cwd, value);
-  return path.normalize(absolute).replace(/(.)\/+$/, "$1");
 }

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSyn
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDyadDb } from "../../test/helpers/dyad.js";
-import { createTermStatsJob } from "../cli/term-stats-job.js";
+import { createTermStatsJob } from "../app/term-stats-job.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { BASE_TIME, claudeLine } from "../../test/sources-lines.js";
 import { ConfigSchema } from "../config/schema.js";

@@ -3,7 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.js";
 import { runTool, toolErrorOutput } from "../tools/run.js";
-import { asDamagedIndex } from "../store/damage.js";
+import { asDamagedIndex } from "../app/index-health.js";
 import { BoundedStdioTransport } from "./line-transport.js";
 
 export interface McpCallRecord {

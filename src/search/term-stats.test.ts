@@ -5,7 +5,7 @@ import {
   SESSION_OR_CACHE,
   type TermCorpus,
 } from "../../test/helpers/term-corpus.js";
-import { createTermStatsJob } from "../cli/term-stats-job.js";
+import { createTermStatsJob } from "../app/term-stats-job.js";
 import type { HistoryStore } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { storedTermRows } from "../store/term-stats.js";

@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
-import { isFolder } from "../core/real-path.js";
+import { isFolder } from "../platform/real-path.js";
 import { recoverFirstLoad } from "./first-load.js";
 import { damagedIndexError } from "./damage.js";
 import { chooseEngine, type Engine } from "./fts-probe.js";

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import path from "node:path";
-import { makeDirs } from "../core/make-dirs.js";
+import { makeDirs } from "../platform/make-dirs.js";
 
 export type Db = Database.Database;
 

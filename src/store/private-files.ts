@@ -8,7 +8,7 @@
 import { chmodSync, closeSync, openSync, statSync } from "node:fs";
 import path from "node:path";
 import { RecallError } from "../core/errors.js";
-import { makeDirs } from "../core/make-dirs.js";
+import { makeDirs } from "../platform/make-dirs.js";
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
-import { attachChatSearch, type ChatSearch } from "../embed/attach.js";
+import { attachChatSearch, type ChatSearch } from "../app/attach-chat-search.js";
 import type { ToolContext, ToolDefinition } from "./definition.js";
 import { runTool } from "./run.js";
 import { EXCERPT_MAX_CHARS } from "../search/excerpt.js";

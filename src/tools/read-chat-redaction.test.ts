@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { tempDir } from "../../test/helpers/tmp.js";
-import { attachChatSearch, type ChatSearch } from "../embed/attach.js";
+import { attachChatSearch, type ChatSearch } from "../app/attach-chat-search.js";
 import type { ReadChatOutput } from "./read-chat.js";
 import { runTool } from "./run.js";
 

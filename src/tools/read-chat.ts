@@ -2,7 +2,7 @@ import { z } from "zod";
 import { RecallError } from "../core/errors.js";
 import { DEFAULT_REDACTION, projectChatMessage } from "../projection/index.js";
 import type { Db } from "../store/open.js";
-import { chatInApp, chatPage, ordinalOf, type DyadPageRow } from "../sources/dyad/tables.js";
+import { chatInApp, chatPage, ordinalOf, type DyadPageRow } from "../store/dyad-tables.js";
 import { ARCHIVAL_NOTICE, type ToolContext, type ToolDefinition } from "./definition.js";
 import { escapeXmlAttr, escapeXmlContent } from "./xml.js";
 import { capChars } from "../projection/utf8.js";

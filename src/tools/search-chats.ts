@@ -15,7 +15,7 @@ import {
 import { shortenExcerpt } from "../search/excerpt.js";
 import { chatQueryTerms } from "../search/chat-query.js";
 import { rankChats, type RankedChat } from "../search/chat-rank.js";
-import { lastMessageTimes } from "../sources/dyad/tables.js";
+import { lastMessageTimes } from "../store/dyad-tables.js";
 import { ARCHIVAL_NOTICE, type ToolContext, type ToolDefinition } from "./definition.js";
 import { escapeXmlAttr, escapeXmlContent } from "./xml.js";
 import type { ChatIndexState } from "./chat-index-state.js";

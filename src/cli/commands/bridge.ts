@@ -1,10 +1,14 @@
 import type { Command } from "commander";
 import { readFileSync, statSync } from "node:fs";
-import { bridgeRoot } from "../../config/paths.js";
+import { bridgeRoot } from "../../app/recall.js";
+import {
+  MAX_MESSAGE_BYTES,
+  RunMetadata,
+  openBridgeWriter,
+  type BridgeWriter,
+} from "../../app/bridge-store.js";
 import { RecallError, isRecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
-import { MAX_MESSAGE_BYTES, RunMetadata } from "../../bridge/records.js";
-import { openBridgeWriter, type BridgeWriter } from "../../bridge/writer.js";
 import { TimeBound } from "../../tools/search-history-input.js";
 import type { CliContext } from "../context.js";
 import { printJson } from "../output.js";

@@ -1,13 +1,12 @@
 import type { Command } from "commander";
-import { auditCall } from "../../audit/audit-log.js";
+import { auditCall } from "../../app/audit.js";
+import { conversationById, isWellFormedHitId } from "../../app/reads.js";
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
-import { conversationById } from "../../conversations/read.js";
-import { isWellFormedHitId } from "../../search/document.js";
 import { readConversation, type ConversationWindow } from "../../tools/conversation-window.js";
 import { GetConversationInput, type GetConversationOutput } from "../../tools/get-conversation.js";
 import type { CommandModule } from "../program.js";
-import { openIndexToRead } from "../read-index.js";
+import { openIndexToRead } from "../../app/open-index.js";
 import { printJson } from "../output.js";
 import { isoInstant } from "../../core/instant.js";
 import { namingFlags } from "../flag-errors.js";

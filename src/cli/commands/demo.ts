@@ -3,10 +3,14 @@ import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync }
 import os from "node:os";
 import path from "node:path";
 import { RecallError } from "../../core/errors.js";
-import { makeDirs } from "../../core/make-dirs.js";
-import { realOrSelf } from "../../core/real-path.js";
-import { demoPaths, generateDemoCorpus, MANIFEST_FILE } from "../../demo/index.js";
-import { makeRecallHome } from "../../store/private-files.js";
+import {
+  makeDirs,
+  realOrSelf,
+  demoPaths,
+  generateDemoCorpus,
+  MANIFEST_FILE,
+  makeRecallHome,
+} from "../../app/demo.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { progressBar } from "../progress.js";

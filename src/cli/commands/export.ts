@@ -7,13 +7,12 @@ import {
   hasRetained,
   retainedFiles,
   type ExportedFile,
-} from "../../indexer/export.js";
-import type { Db } from "../../store/open.js";
+} from "../../app/export.js";
+import { openIndexToRead, type Db } from "../../app/open-index.js";
+import { compileRedaction } from "../../app/recall.js";
 import type { CliContext } from "../context.js";
 import type { CommandModule } from "../program.js";
 import { openExportTarget } from "../export-target.js";
-import { openIndexToRead } from "../read-index.js";
-import { compileRedaction } from "../../projection/index.js";
 import { redactingWriter } from "../redacting-writer.js";
 
 interface ExportFlags {

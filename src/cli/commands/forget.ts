@@ -1,14 +1,11 @@
 import type { Command } from "commander";
 import { createInterface } from "node:readline/promises";
 import { RecallError } from "../../core/errors.js";
-import { forget, canonicalProjectArg, type ForgetResult, type ForgetScope } from "../../indexer/forget.js";
-import { brokerOrLocal } from "../broker-work.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
-import type { Db } from "../../store/open.js";
-import { openHistoryStore } from "../../store/history-store.js";
+import { forget, canonicalProjectArg, type ForgetResult, type ForgetScope } from "../../app/forget.js";
+import { openIndexToRead, type Db, openIndexToWrite } from "../../app/open-index.js";
+import { brokerOrLocal } from "../../app/broker-work.js";
 import { TimeBound } from "../../tools/search-history-input.js";
 import type { CommandModule } from "../program.js";
-import { openIndexToRead } from "../read-index.js";
 import { printJson } from "../output.js";
 
 interface ForgetFlags {
@@ -110,9 +107,8 @@ export const forgetCommand: CommandModule = {
         const scope = forgetScope(flags);
         // Nothing to forget without an index: say so, and do not create one.
         (await openIndexToRead(ctx().home)).close();
-        const store = await openHistoryStore({
+        const store = await openIndexToWrite({
           home: ctx().home,
-          projectionVersion: PROJECTION_VERSION,
           engine: ctx().forcedEngine,
         });
         try {

@@ -1,17 +1,13 @@
 import type { Command } from "commander";
-import { agentRoots, type Env } from "../../config/paths.js";
-import type { Config } from "../../config/schema.js";
-import type { BackfillResult } from "../../indexer/backfill.js";
-import { sourceCoverage, type SourceCoverage } from "../../indexer/coverage.js";
-import { type WorkProgress } from "../../indexer/worker.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
-import { openHistoryStore } from "../../store/history-store.js";
-import type { Db } from "../../store/open.js";
-import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
+import { agentRoots, type Env, type Config } from "../../app/recall.js";
+import { type BackfillResult, type WorkProgress } from "../../app/broker-work.js";
+import { sourceCoverage, type SourceCoverage } from "../../app/status.js";
+import { openIndexToWrite, type Db } from "../../app/open-index.js";
+import { brokerOrLocal, foregroundWorker } from "../../app/broker-work.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
-import { createTermStatsJob } from "../term-stats-job.js";
+import { createTermStatsJob } from "../../app/term-stats-job.js";
 import { isoInstant } from "../../core/instant.js";
 
 interface IndexFlags {
@@ -159,9 +155,8 @@ export const indexCommand: CommandModule = {
       .action(async (flags: IndexFlags) => {
         const { env, home } = ctx();
         const config = ctx().config();
-        const store = await openHistoryStore({
+        const store = await openIndexToWrite({
           home,
-          projectionVersion: PROJECTION_VERSION,
           engine: ctx().forcedEngine,
         });
         const bar = flags.json ? null : progressBar("indexing", 1);

@@ -1,12 +1,6 @@
 import type { Command } from "commander";
-import { auditCall } from "../../audit/audit-log.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
-import { bindChatApp } from "../../sources/dyad/apps.js";
-import { indexedDyadDatabases } from "../../sources/dyad/source.js";
-import { openHistoryStore } from "../../store/history-store.js";
-import { createGetConversationTool } from "../../tools/get-conversation.js";
-import { createSearchHistoryTool } from "../../tools/search-history.js";
-import { joinBrokerElection } from "../broker-process.js";
+import { joinBrokerElection } from "../../app/broker-process.js";
+import { openIndexToWrite } from "../../app/open-index.js";
 import type { CommandModule } from "../program.js";
 
 /** Content-free lines on stderr (stdout carries protocol messages only). */
@@ -30,12 +24,8 @@ export const mcpCommand: CommandModule = {
         const { home, env } = ctx();
         const config = ctx().config();
         const { serveStdio } = await import("../../mcp/server.js");
-        const { createStandaloneChatTools } = await import("../../mcp/chat-tools.js");
-        const store = await openHistoryStore({
-          home,
-          projectionVersion: PROJECTION_VERSION,
-          engine: ctx().forcedEngine,
-        });
+        const { mcpToolSet } = await import("../../app/tool-set.js");
+        const store = await openIndexToWrite({ home, engine: ctx().forcedEngine });
         const version = program.version() ?? "0.0.0";
         const broker = joinBrokerElection({ home, file: store.file, sourceEnv: env, config, log });
         let closing: Promise<void> | null = null;
@@ -45,37 +35,22 @@ export const mcpCommand: CommandModule = {
         process.once("SIGINT", onSignal);
         // search_chats/read_chat are bound to the app of this server's working directory.
         const cwd = process.cwd();
-        const chatTools = createStandaloneChatTools(store.db, () =>
-          bindChatApp(indexedDyadDatabases(env, config), cwd),
-        );
+        const toolSet = mcpToolSet({ db: store.db, engine: store.engine, home, env, config, cwd });
         try {
           await serveStdio({
             name: "recall",
             version,
-            tools: [
-              createSearchHistoryTool(store.db, store.engine),
-              createGetConversationTool(store.db),
-              ...chatTools.tools,
-            ],
+            tools: toolSet.tools,
             context: { session: env.RECALL_SESSION_ID || undefined },
             log,
             indexFile: store.file,
-            onCall: (call) =>
-              auditCall(
-                home,
-                "mcp",
-                call.tool,
-                call.durationMs,
-                call.output,
-                call.args,
-                chatTools.chatSource(),
-              ),
+            onCall: toolSet.onCall,
           });
         } finally {
           await shutdown();
           process.removeListener("SIGTERM", onSignal);
           process.removeListener("SIGINT", onSignal);
-          chatTools.close();
+          toolSet.close();
           store.close();
         }
       });

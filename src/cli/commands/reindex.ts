@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { type ReindexResult, type WorkProgress } from "../../indexer/worker.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
-import { openHistoryStore } from "../../store/history-store.js";
-import { brokerOrLocal, foregroundWorker } from "../broker-work.js";
+import { type ReindexResult, type WorkProgress } from "../../app/broker-work.js";
+import { openIndexToWrite } from "../../app/open-index.js";
+import { brokerOrLocal, foregroundWorker } from "../../app/broker-work.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
 import { progressBar } from "../progress.js";
@@ -34,9 +33,8 @@ export const reindexCommand: CommandModule = {
       .action(async (flags: { json?: boolean }) => {
         const { env, home } = ctx();
         const config = ctx().config();
-        const store = await openHistoryStore({
+        const store = await openIndexToWrite({
           home,
-          projectionVersion: PROJECTION_VERSION,
           engine: ctx().forcedEngine,
         });
         const bar = flags.json ? null : progressBar("reindexing", 1);

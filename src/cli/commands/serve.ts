@@ -1,12 +1,9 @@
 import type { Command } from "commander";
-import { bridgeRoot, type Env } from "../../config/paths.js";
-import type { Config } from "../../config/schema.js";
+import { bridgeRoot, type Env, type Config, compileRedaction, type Engine } from "../../app/recall.js";
+import { openIndexToWrite } from "../../app/open-index.js";
 import { RecallError } from "../../core/errors.js";
 import { isLoopback } from "../../http/guard.js";
-import { compileRedaction, PROJECTION_VERSION } from "../../projection/index.js";
-import type { Engine } from "../../store/fts-probe.js";
-import { openHistoryStore } from "../../store/history-store.js";
-import { joinBrokerElection } from "../broker-process.js";
+import { joinBrokerElection } from "../../app/broker-process.js";
 import type { CommandModule } from "../program.js";
 
 /** Content-free lines on stderr: counts and states, never a query or a URL token. */
@@ -28,10 +25,9 @@ export interface DashboardOptions {
  */
 export async function serveDashboard(options: DashboardOptions): Promise<void> {
   const { startHttpServer } = await import("../../http/server.js");
-  const { createHttpServices } = await import("../../http/services.js");
-  const store = await openHistoryStore({
+  const { createHttpServices } = await import("../../app/http-services.js");
+  const store = await openIndexToWrite({
     home: options.home,
-    projectionVersion: PROJECTION_VERSION,
     engine: options.forcedEngine,
   });
   const broker = joinBrokerElection({

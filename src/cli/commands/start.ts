@@ -1,15 +1,17 @@
 import type { Command } from "commander";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { agentRoots, type Env } from "../../config/paths.js";
+import { agentRoots, type Env } from "../../app/recall.js";
+import {
+  generateDemoCorpus,
+  isManifestOf,
+  MANIFEST_FILE,
+  type DemoManifest,
+  makeRecallHome,
+} from "../../app/demo.js";
+import { searchHistory, readSnapshot, queryTokens } from "../../app/search.js";
+import { openIndexToWrite } from "../../app/open-index.js";
 import { isRecallError } from "../../core/errors.js";
-import { generateDemoCorpus, isManifestOf, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
-import { makeRecallHome } from "../../store/private-files.js";
-import { PROJECTION_VERSION } from "../../projection/index.js";
-import { searchHistory } from "../../search/history.js";
-import { readSnapshot } from "../../store/snapshot.js";
-import { queryTokens } from "../../search/query.js";
-import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
 import { progressBar } from "../progress.js";
 import { prepareDemoFolder } from "./demo.js";
@@ -96,9 +98,8 @@ export const startCommand: CommandModule = {
           sourceEnv = demoEnv(env, manifest);
           sample = manifest.needles.find((n) => n.source !== "dyad")?.query ?? sample;
         }
-        const store = await openHistoryStore({
+        const store = await openIndexToWrite({
           home,
-          projectionVersion: PROJECTION_VERSION,
           engine: ctx().forcedEngine,
         });
         try {

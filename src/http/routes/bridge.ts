@@ -1,11 +1,11 @@
-import { appendAudit } from "../../audit/audit-log.js";
+import { appendAudit } from "../../app/audit.js";
 import {
   decisionHistory,
   decisionIndexed,
   readRunChunk,
   runIndexed,
   type RunChunk,
-} from "../../conversations/bridge.js";
+} from "../../app/reads.js";
 import { isRecallError } from "../../core/errors.js";
 import { singleParams } from "../params.js";
 import type { Route, RouteRequest } from "../route.js";

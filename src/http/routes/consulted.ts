@@ -1,4 +1,4 @@
-import { readAudit } from "../../audit/audit-log.js";
+import { readAudit } from "../../app/audit.js";
 import { integerText, singleParams } from "../params.js";
 import { HttpError } from "../respond.js";
 import type { Route } from "../route.js";

@@ -1,5 +1,5 @@
-import { appendAudit } from "../../audit/audit-log.js";
-import { historyDocument, isWellFormedHitId } from "../../search/document.js";
+import { appendAudit } from "../../app/audit.js";
+import { historyDocument, isWellFormedHitId } from "../../app/reads.js";
 import { singleParams } from "../params.js";
 import { HttpError } from "../respond.js";
 import type { Route } from "../route.js";

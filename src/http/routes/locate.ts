@@ -1,7 +1,12 @@
 import { AgentName } from "../../core/kinds.js";
-import { conversationById, conversationOfHit } from "../../conversations/read.js";
-import { locateTranscript, positionOfHit } from "../../conversations/window.js";
-import { historyDocument, isWellFormedHitId } from "../../search/document.js";
+import {
+  conversationById,
+  conversationOfHit,
+  locateTranscript,
+  positionOfHit,
+  historyDocument,
+  isWellFormedHitId,
+} from "../../app/reads.js";
 import { singleParams } from "../params.js";
 import { HttpError } from "../respond.js";
 import type { Route } from "../route.js";

@@ -1,4 +1,4 @@
-import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../store/coverage-row.js";
+import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../app/status.js";
 import { singleParams } from "../params.js";
 import type { Route } from "../route.js";
 

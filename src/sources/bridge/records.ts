@@ -1,8 +1,11 @@
+import { BRIDGE_SOURCE } from "../../core/kinds.js";
 import type { DecisionRow, MessageRow, QuestionRow } from "../../bridge/read.js";
 import { MAX_MESSAGE_BYTES, RUN_METADATA_KNOWN, type RunMetadata } from "../../bridge/records.js";
 import { cutHeadToBytes } from "../../projection/utf8.js";
-import { resolveProject } from "../files/project.js";
+import { resolveProject } from "../../platform/project.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
+
+export { BRIDGE_SOURCE };
 
 /**
  * Bridge rows as source records. Hit ids and source keys (one document per key):
@@ -13,7 +16,6 @@ import type { ConversationRef, SourceRecord } from "../types.js";
  * - a run log chunk: `run:<basename>#<offset>`, key `r:<basename>#<offset>`; its metadata
  *   snapshot `run:<basename>#meta`.
  */
-export const BRIDGE_SOURCE = "bridge";
 export const BRIDGE_AGENT = "other";
 const AGENTS = new Set(["claude", "codex", "opencode"]);
 

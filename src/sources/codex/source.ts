@@ -24,7 +24,7 @@ import {
   type ParserContext,
 } from "../files/jsonl-source.js";
 import type { JsonlLine } from "../files/jsonl-reader.js";
-import { ProjectResolver } from "../files/project.js";
+import { ProjectResolver } from "../../platform/project.js";
 import type { WalkRule } from "../files/walker.js";
 import {
   codexThreadIdFromPath,

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { openSourceDatabase } from "../../store/open.js";
-import { resolveProject } from "../files/project.js";
+import { resolveProject } from "../../platform/project.js";
 import { appFolder, type DyadDatabase } from "./source.js";
 
 /**

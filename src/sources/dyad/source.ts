@@ -29,8 +29,9 @@ import path from "node:path";
 import type { Statement } from "better-sqlite3";
 import { agentRoots, type Env } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
+import { chatConversationId } from "../../core/kinds.js";
 import { openSourceDatabase, type Db } from "../../store/open.js";
-import { resolveProject } from "../files/project.js";
+import { resolveProject } from "../../platform/project.js";
 import type {
   Budget,
   ConversationRef,
@@ -89,7 +90,6 @@ export function dyadSourceName(file: string): string {
   return `dyad-${createHash("sha256").update(file).digest("hex").slice(0, 8)}`;
 }
 
-export const chatConversationId = (source: string, chatId: number) => `chat:${source}:${chatId}`;
 export const chatHitId = (source: string, chatId: number, messageId: number) =>
   `chat:${source}:${chatId}:${messageId}`;
 

@@ -32,7 +32,7 @@ import type {
   SourceRecord,
 } from "../types.js";
 import { emptyBatch } from "../types.js";
-import { ProjectResolver } from "../files/project.js";
+import { ProjectResolver } from "../../platform/project.js";
 import { BoundedWalker } from "../files/walker.js";
 import { DISCOVERY_INTERVAL_MS } from "../files/jsonl-source.js";
 import { ioRetryAt, isMissing } from "../shared/io-retry.js";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { isFolder } from "../../core/real-path.js";
+import { isFolder } from "./real-path.js";
 
 /**
  * The canonical project of a recorded working directory: its git root (the nearest folder
@@ -39,4 +39,10 @@ export function resolveProject(cwd: string): string {
     if (parent === dir) return normalized;
     dir = parent;
   }
+}
+
+/** A project argument as recall stores projects: an absolute, normalised path. */
+export function canonicalProjectArg(value: string, cwd = process.cwd()): string {
+  const absolute = path.isAbsolute(value) ? value : path.resolve(cwd, value);
+  return path.normalize(absolute).replace(/(.)\/+$/, "$1");
 }

@@ -1,5 +1,5 @@
 import type { Db } from "../store/open.js";
-import { BRIDGE_SOURCE } from "../sources/bridge/records.js";
+import { BRIDGE_SOURCE } from "../core/kinds.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 
 const SESSIONS = `SELECT DISTINCT session FROM recall_session_aliases WHERE alias = ? ORDER BY session`;

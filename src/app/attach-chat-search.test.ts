@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
-import { attachChatSearch, type ChatSearch } from "./attach.js";
+import { attachChatSearch, type ChatSearch } from "./attach-chat-search.js";
 import { drainChatBatch, finishChatRebuild, prepareChatIndex } from "../indexer/chat-queue.js";
 import { readRewrites } from "../store/rewrites.js";
 import { withTermStatisticsPlans } from "../../test/helpers/term-plans.js";

@@ -11,8 +11,8 @@ import {
   createChatSearchIndexer,
   type ChatIndexerOptions,
   type ChatSearchIndexer,
-} from "./indexer-service.js";
-import { EMBEDDED_MIGRATIONS, repairHostHooks } from "./schema.js";
+} from "./embedded-indexer.js";
+import { EMBEDDED_MIGRATIONS, repairHostHooks } from "../store/embedded-schema.js";
 
 export interface AttachOptions {
   /** The host database file, for naming the pre-migration backup; null for in-memory. */

@@ -1,8 +1,8 @@
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
-import type { Migration } from "../store/migrate.js";
-import type { Db } from "../store/open.js";
-import { BOUNDED_MERGE_POLICY_SQL } from "../store/fts-merge.js";
-import { historyV1, type HistorySchemaContext } from "../store/schema/history-v1.js";
+import type { Migration } from "./migrate.js";
+import type { Db } from "./open.js";
+import { BOUNDED_MERGE_POLICY_SQL } from "./fts-merge.js";
+import { historyV1, type HistorySchemaContext } from "./schema/history-v1.js";
 
 /**
  * Installed into a host's Dyad-shaped database (apps, chats, messages). Step 1 is the same

@@ -1,5 +1,5 @@
-import type { Db } from "../../store/open.js";
-import { statement } from "../../store/statements.js";
+import type { Db } from "./open.js";
+import { statement } from "./statements.js";
 
 /**
  * SQL over a Dyad-shaped database (apps, chats, messages; column names as in Dyad's

@@ -10,6 +10,9 @@ import { createSources } from "../sources/registry.js";
 import { readyWriter } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
 
+export type { BackfillResult } from "../indexer/backfill.js";
+export type { ReindexResult, WorkProgress } from "../indexer/worker.js";
+
 /** How long a command waits to win an election before asking again (a broker just appeared). */
 const ELECTION_WAIT_MS = 2_000;
 const ATTEMPTS = 5;

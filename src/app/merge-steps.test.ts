@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { mergeStep } from "../store/fts-merge.js";
-import { attachChatSearch, type ChatSearch } from "./attach.js";
+import { attachChatSearch, type ChatSearch } from "./attach-chat-search.js";
 
 /** Segments in the FTS5 index: each has one first leaf page, rowid (segid << 37) + 1 (fts5_index.c). */
 const segments = (db: DyadFixture["db"]) =>
