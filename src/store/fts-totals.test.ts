@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpus.js";
-import { createTermStatsJob } from "../cli/term-stats-job.js";
+import { createTermStatsJob } from "../app/term-stats-job.js";
 import { ftsTotals } from "../search/fts-index.js";
 import { readVarint, repairFtsTotals, writeVarint } from "./fts-totals.js";
 import type { Db } from "./open.js";
