@@ -28,7 +28,7 @@ describe("caps", () => {
     expect(READ_PROJECTION_HEAD_BYTES + marker + READ_PROJECTION_TAIL_BYTES).toBeLessThanOrEqual(
       READ_PROJECTION_MAX_BYTES,
     );
-    expect(PROJECTION_VERSION).toBe(3);
+    expect(PROJECTION_VERSION).toBe(4);
   });
 });
 

@@ -102,22 +102,26 @@ export function commandText(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Redaction applied to a value before it is cut (shortValue); none by default. */
+export type Clean = (text: string) => string;
+const keep: Clean = (s) => s;
+
 /** First line of a command, cut; "…" marks a cut or a dropped continuation. */
-function commandLine(command: string): string {
+function commandLine(command: string, clean: Clean): string {
   const eol = command.indexOf("\n");
-  const first = shortValue(eol < 0 ? command : command.slice(0, eol), COMMAND_MAX_CHARS);
+  const first = shortValue(eol < 0 ? command : command.slice(0, eol), COMMAND_MAX_CHARS, clean);
   const more = eol >= 0 && command.slice(eol, eol + 4096).trim() !== "";
   return more && !first.endsWith("…") ? `${first} …` : first;
 }
 
-function detailValue(value: unknown): string | undefined {
-  if (typeof value === "string") return shortValue(value, TOOL_DETAIL_MAX_CHARS) || undefined;
+function detailValue(value: unknown, clean: Clean): string | undefined {
+  if (typeof value === "string") return shortValue(value, TOOL_DETAIL_MAX_CHARS, clean) || undefined;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return undefined;
 }
 
 /** `[tool: Name — detail — …]` for one tool call. */
-export function toolCallLine(name: string, input: unknown): string {
+export function toolCallLine(name: string, input: unknown, clean: Clean = keep): string {
   const label = shortValue(name, TOOL_NAME_MAX_CHARS) || "tool";
   const details: string[] = [];
   const pushPatch = (patch: string): boolean => {
@@ -135,7 +139,7 @@ export function toolCallLine(name: string, input: unknown): string {
       const command = commandText(obj[key]);
       if (command === undefined) continue;
       if (!pushPatch(command)) {
-        const line = commandLine(command);
+        const line = commandLine(command, clean);
         if (line) details.push(line);
       }
       break;
@@ -145,7 +149,7 @@ export function toolCallLine(name: string, input: unknown): string {
       if (typeof value === "string" && pushPatch(value)) break;
     }
     for (const key of TOOL_INPUT_KEYS) {
-      const value = detailValue(obj[key]);
+      const value = detailValue(obj[key], clean);
       if (value !== undefined && !details.includes(value)) details.push(value);
     }
   }
@@ -201,8 +205,8 @@ const EXIT_IN_HEADER = /^(?:process exited with code|exit code:?)\s*(-?\d+)/i;
 const SIMPLE_TAG = /<\/?[A-Za-z_][\w-]*>/g;
 
 /** One output line as an error summary shows it: simple tags blanked, cut to ERROR_LINE_MAX_CHARS. */
-export function summaryLine(line: string): string {
-  return shortValue(line.trim().replace(SIMPLE_TAG, " "), ERROR_LINE_MAX_CHARS);
+export function summaryLine(line: string, clean: Clean = keep): string {
+  return shortValue(line.trim().replace(SIMPLE_TAG, " "), ERROR_LINE_MAX_CHARS, clean);
 }
 
 interface OutputHead {
@@ -211,7 +215,7 @@ interface OutputHead {
 }
 
 /** First meaningful line of an output (looks at most 32 lines / 16 KiB). */
-export function outputHead(text: string): OutputHead {
+export function outputHead(text: string, clean: Clean = keep): OutputHead {
   let headerExit: number | undefined;
   let pos = 0;
   for (let lineNo = 0; lineNo < 32 && pos < text.length && pos < 16 * 1024; lineNo++) {
@@ -226,7 +230,7 @@ export function outputHead(text: string): OutputHead {
       if (m) headerExit = Number(m[1]);
       continue;
     }
-    const line = summaryLine(trimmed);
+    const line = summaryLine(trimmed, clean);
     if (line) return { firstLine: line, headerExit };
   }
   return { firstLine: "", headerExit };
@@ -248,9 +252,9 @@ export interface ToolResultStatus {
 }
 
 /** Whether a result is an error, and its exit code and first line. */
-export function toolResultStatus(result: ToolResultInput): ToolResultStatus {
+export function toolResultStatus(result: ToolResultInput, clean: Clean = keep): ToolResultStatus {
   const text = firstOutputText(result.output);
-  const head = text !== undefined ? outputHead(text) : { firstLine: "", headerExit: undefined };
+  const head = text !== undefined ? outputHead(text, clean) : { firstLine: "", headerExit: undefined };
   const exit = typeof result.exitCode === "number" ? result.exitCode : head.headerExit;
   const isError = result.isError === true || (exit !== undefined && exit !== 0);
   return { isError, exit, firstLine: head.firstLine };

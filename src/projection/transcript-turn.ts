@@ -14,11 +14,12 @@ import {
 import {
   ERROR_LINE_MAX_CHARS,
   summaryLine,
+  type Clean,
   toolCallLine,
   toolResultLine,
   toolResultStatus,
 } from "./tool-summary.js";
-import type { Redaction } from "./redact/index.js";
+import { DEFAULT_REDACTION, type Redaction } from "./redact/index.js";
 import type { Projection, ProjectionMode } from "./types.js";
 import { shortValue, utf8ByteLength } from "./utf8.js";
 
@@ -61,6 +62,9 @@ export function projectTranscriptTurn(
   redaction?: Redaction,
 ): Projection & { indexable: boolean; isCompactionSummary: boolean } {
   const sink = sinkFor(mode, redaction);
+  // Summary lines cut values short: secrets go before the cut, as the sink cannot find half of one.
+  const policy = redaction ?? DEFAULT_REDACTION;
+  const clean: Clean = policy.enabled ? (s) => policy.redact(s) : (s) => s;
   const summary = turn.isCompactionSummary === true;
   const stripOut = {
     text: (s: string, start: number, end: number) => sink.write(s, start, end),
@@ -117,21 +121,21 @@ export function projectTranscriptTurn(
       case "thinking":
         break;
       case "tool_call": {
-        line(toolCallLine(block.name, block.input));
+        line(toolCallLine(block.name, block.input, clean));
         const next = blocks[i + 1];
-        if (next?.type === "tool_result" && !toolResultStatus(next).isError) {
+        if (next?.type === "tool_result" && !toolResultStatus(next, clean).isError) {
           const written = writtenText(block.name, block.input);
           if (written !== undefined) preview(written, 0, false);
         }
         break;
       }
       case "tool_result": {
-        const status = toolResultStatus(block);
+        const status = toolResultStatus(block, clean);
         line(toolResultLine(block, mode, status));
         const output = toolOutputText(block.output, status.isError);
         if (output) {
           const from = status.isError
-            ? afterShownLine(output.text, output.from, status.firstLine)
+            ? afterShownLine(output.text, output.from, status.firstLine, clean)
             : output.from;
           preview(output.text, from, true);
         }
@@ -188,12 +192,12 @@ export function projectTranscriptTurnBoth(
  * Where an error's output preview starts: after its first line when the error summary already
  * shows that line whole, else at `from`.
  */
-function afterShownLine(text: string, from: number, shown: string): number {
+function afterShownLine(text: string, from: number, shown: string, clean: Clean): number {
   if (!shown || shown.endsWith("…")) return from;
   let eol = text.indexOf("\n", from);
   if (eol < 0) eol = text.length;
   if (eol - from > ERROR_LINE_MAX_CHARS * 4) return from;
-  return summaryLine(text.slice(from, eol)) === shown ? eol + 1 : from;
+  return summaryLine(text.slice(from, eol), clean) === shown ? eol + 1 : from;
 }
 
 /** A UTF-16 code unit is at most 3 UTF-8 bytes, so short texts need no byte count. */

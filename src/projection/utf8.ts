@@ -95,14 +95,18 @@ export function toWellFormed(s: string): string {
   return out + s.slice(from);
 }
 
+const keep = (s: string) => s;
+
 /**
  * Cuts an untrusted short value (an attribute, a command line, a first line of output) to
  * `maxChars` code points after collapsing its whitespace, adding "…" when something was cut.
  * Only the first `maxChars * 4` code units of `s` are ever looked at, so a huge value costs
- * nothing.
+ * nothing. `clean` (redaction) sees that window before the cut: a secret cut in half no longer
+ * looks like one to a detector (`postgres://u:secret…` has lost the `@host` that marks it).
  */
-export function shortValue(s: string, maxChars: number): string {
-  const window = s.length > maxChars * 4 ? s.slice(0, maxChars * 4) : s;
+export function shortValue(s: string, maxChars: number, clean: (window: string) => string = keep): string {
+  const sliced = s.length > maxChars * 4;
+  const window = clean(sliced ? s.slice(0, maxChars * 4) : s);
   const collapsed = window.replace(/\s+/g, " ").trim();
   let count = 0;
   let i = 0;
@@ -111,7 +115,7 @@ export function shortValue(s: string, maxChars: number): string {
     i += isHigh(c) && i + 1 < collapsed.length && isLow(collapsed.charCodeAt(i + 1)) ? 2 : 1;
     count++;
   }
-  const cut = i < collapsed.length || window.length < s.length;
+  const cut = i < collapsed.length || sliced;
   return cut ? `${collapsed.slice(0, i).trimEnd()}…` : collapsed;
 }
 

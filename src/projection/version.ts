@@ -5,6 +5,6 @@
  * number: the indexers store it and rebuild every document when it changes (the embedded chat
  * index in the background; history.db when its worker starts, as `recall reindex` does).
  */
-export const PROJECTION_VERSION = 3;
+export const PROJECTION_VERSION = 4;
 // 3: tool output and written file content kept as bounded head-and-tail previews
 //    (tool-preview.ts); CJK characters made separate tokens in search mode (cjk.ts).

@@ -8,6 +8,7 @@ import {
   TRUNCATION_MARKER,
 } from "../bounds.js";
 import { projectChatMessage, projectTranscriptTurnBoth } from "../index.js";
+import { COMMAND_MAX_CHARS } from "../tool-summary.js";
 import { compileRedaction } from "./index.js";
 
 const SECRETS = fakeSecrets(17);
@@ -128,6 +129,31 @@ describe("redaction inside the projection", () => {
     expect(tail.text).toContain(TRUNCATION_MARKER.trim());
     expect(tail.text).not.toContain(token.slice(-12));
     expect(Buffer.byteLength(tail.text)).toBeLessThanOrEqual(SEARCH_PROJECTION_MAX_BYTES);
+  });
+
+  it("redacts a secret that a summary line's cut would split from what marks it as one", () => {
+    for (const s of SECRETS) {
+      // The cut falls right after the secret: a url-password loses its @host, a key its ending.
+      const end = s.text.indexOf(s.secret) + s.secret.length;
+      const pad = COMMAND_MAX_CHARS - end - 1;
+      if (pad < 1 || s.text.includes("\n")) continue;
+      const value = `${"x".repeat(pad)} ${s.text} and more`;
+      const call: TranscriptTurn = {
+        role: "assistant",
+        blocks: [{ type: "tool_call", name: "Bash", input: { command: value, description: value } }],
+        isCompactionSummary: false,
+      };
+      const failed: TranscriptTurn = {
+        role: "tool",
+        blocks: [{ type: "tool_result", name: "Bash", isError: true, exitCode: 1, output: value }],
+        isCompactionSummary: false,
+      };
+      for (const turn of [call, failed])
+        for (const mode of ["search", "read"] as const)
+          expect(projectTranscriptTurnBoth(turn)[mode].text, `${s.detector} (${mode})`).not.toContain(
+            s.secret,
+          );
+    }
   });
 
   it("leaves text alone with redaction off", () => {
