@@ -61,7 +61,7 @@ export async function attachChatSearch(db: Db, options: AttachOptions): Promise<
   };
 }
 
-/** The host's tables and columns recall reads and hooks (dyad-data-model.md). */
+/** The host's tables and columns recall reads and hooks (docs/sources/dyad.md, "Tables and columns recall reads"). */
 const HOST_COLUMNS: Record<string, readonly string[]> = {
   apps: ["id"],
   chats: ["id", "app_id", "title", "created_at"],

@@ -8,7 +8,7 @@ import { BufferedFileWriter, writeWholeFile } from "./writer.js";
 
 /**
  * Claude Code transcripts: `<configDir>/projects/<slug(cwd)>/<sessionId>.jsonl`, one record per line,
- * tree-linked by uuid/parentUuid (see transcript-formats.md §1).
+ * tree-linked by uuid/parentUuid (see docs/sources/claude-code.md).
  *
  * Covered: user prompts (string and block content, an image block with base64), assistant responses
  * split into one line per content block sharing message.id + requestId, thinking blocks (canary),

@@ -11,7 +11,7 @@ import { ZstdRawFileSink } from "./zstd-frame.js";
  * Codex CLI rollouts: `<codexHome>/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuidv7>.jsonl`
  * (date and time in the file name are LOCAL time, America/Sao_Paulo = UTC−3; record timestamps are
  * UTC), some moved to `archived_sessions/`, some compressed to `.jsonl.zst`, and one thread present
- * as both `.jsonl` and `.jsonl.zst` twins with identical content (transcript-formats.md §2).
+ * as both `.jsonl` and `.jsonl.zst` twins with identical content (docs/sources/codex.md).
  *
  * Two shapes: older files (≤ 0.146) carry event_msg user_message / agent_message / agent_reasoning and
  * no `ordinal`; newer files (0.158) carry top-level `ordinal` and event_msg item_completed with

@@ -1,6 +1,6 @@
 /**
  * Dyad's `apps`, `chats` and `messages` tables as drizzle-kit emits them for SQLite, with the SQL
- * column names and types of dyad-data-model.md §1 (the pre-feature state: no chat search tables, no
+ * column names and types of Dyad's schema (docs/sources/dyad.md) (the pre-feature state: no chat search tables, no
  * post-feature columns). Timestamps are integer Unix SECONDS with default (unixepoch()); booleans are
  * integers; foreign keys cascade on delete; `messages` has NO secondary index (not even on chat_id).
  */

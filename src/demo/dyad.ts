@@ -13,7 +13,7 @@ import { writeWholeFile } from "./writer.js";
  * A Dyad-shaped chat database at `<root>/.config/dyad/sqlite.db` (apps, chats, messages with the real
  * column names, Unix-second timestamps, cascading foreign keys, no index on messages.chat_id) and app
  * folders under `<root>/dyad-apps/<name>` (apps.path holds the relative name, as Dyad's default
- * ~/dyad-apps does). See dyad-data-model.md §1, §2 and §5.
+ * ~/dyad-apps does). See docs/sources/dyad.md.
  *
  * User messages: prose, sometimes with literal `<dyad-write>` example text or a `<dyad-attachment>`.
  * Assistant messages (build-mode bodies are raw model output; tool cards escape their bodies):

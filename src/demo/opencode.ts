@@ -10,7 +10,7 @@ import { MODELS_OPENCODE } from "./vocabulary.js";
 import { writeWholeFile } from "./writer.js";
 
 /**
- * opencode (transcript-formats.md §3), in all three eras under `<dataDir>` (~/.local/share/opencode):
+ * opencode (docs/sources/opencode.md), in all three eras under `<dataDir>` (~/.local/share/opencode):
  * - `storage/{project,session,message,part}/…` JSON files (before v1.2);
  * - `opencode.db`: a 1.x database upgraded to 2.x — v1 tables session/message/part hold old sessions
  *   (one of them imported from storage/), and v2 tables session_v2/session_message hold migrated

@@ -360,7 +360,7 @@ class Scanner {
       i = this.textStart = termEnd;
       // A suppressed tag's body always goes, `/>` or not: Dyad's parser reads `/` as attribute
       // text, so `<think />…</think>` and `<dyad-write … />code` have bodies up to the matching
-      // close or the end of the message (reference/dyad-data-model.md, "Parser behaviour").
+      // close or the end of the message (docs/sources/dyad.md, "What of a message is kept").
       if (decision === "suppress") {
         i = this.textStart = this.skipRegion(termEnd, p, level, this.heldOpen, this.ignoreClosesUntil);
         this.h.boundary();

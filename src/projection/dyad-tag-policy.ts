@@ -3,7 +3,7 @@ import { shortValue } from "./utf8.js";
 
 /**
  * What the projection does with each Dyad tag (names from Dyad's DYAD_CUSTOM_TAG_NAMES; classes
- * from reference/dyad-data-model.md §2). Matching is on the lower-cased tag name.
+ * in docs/sources/dyad.md, "What of a message is kept"). Matching is on the lower-cased tag name.
  *
  * - keep: the body is conversational signal and stays (prose-like group A, Dyad's
  *   PRESERVE_BODY_TAGS). Allowlisted header attributes become a short line before it.

@@ -2,7 +2,7 @@ import type { CommandModule } from "../program.js";
 
 /**
  * Implemented commands, loaded lazily: `recall search` imports only what search needs, so a
- * cold process starts fast. Anything in DESIGN.md's list not here is a placeholder that exits 2.
+ * cold process starts fast. docs/commands.md describes each one.
  */
 export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   start: async () => (await import("./start.js")).startCommand,

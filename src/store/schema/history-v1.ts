@@ -8,7 +8,7 @@ export interface HistorySchemaContext {
 }
 
 /**
- * The unified index (DESIGN.md "Data model"): one document per source record, an FTS5
+ * The unified index (docs/architecture.md, "The index in brief"): one document per source record, an FTS5
  * external-content index over (title, body) or, without FTS5, a folded plain-text side
  * table; retained conversations and records for bounded reads; raw chunks for export;
  * per-source checkpoints; session aliases; tombstones for deliberate deletion.
