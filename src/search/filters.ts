@@ -1,4 +1,8 @@
 import type { DocumentKind } from "../core/kinds.js";
+import { OTHER_AGENT, otherAgents } from "../sources/derive.js";
+import { SOURCES } from "../sources/registry.js";
+
+const OTHER_AGENTS = otherAgents(SOURCES);
 
 /** Filters applied inside the ranked query (never after a top-N cut). */
 export interface DocumentFilters {
@@ -59,9 +63,9 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
       filters.job,
     );
   }
-  if (filters.agent === "other") {
-    // Every agent but the three CLIs: the agent bridge's peers ("other") and Dyad's chats.
-    add("d.agent IN ('other', 'dyad')");
+  if (filters.agent === OTHER_AGENT) {
+    // Every agent the filter does not name itself: the agent bridge's peers ("other") and Dyad's chats.
+    add(`d.agent IN (${OTHER_AGENTS.map(() => "?").join(", ")})`, ...OTHER_AGENTS);
   } else if (filters.agent !== undefined) add("d.agent = ?", filters.agent);
   if (filters.kind !== undefined) add("d.kind = ?", filters.kind);
   if (filters.since !== undefined) add("d.at >= ?", filters.since);

@@ -7,6 +7,8 @@ import type { DocumentFilters } from "../search/filters.js";
 import { searchHistory, type HistoryHit } from "../search/history.js";
 import { sessionFilter, sessionsForAlias } from "../indexer/aliases.js";
 import { resolveProject } from "../sources/files/project.js";
+import { transcriptAgents } from "../sources/derive.js";
+import { SOURCES } from "../sources/registry.js";
 import { readCoverage, searchCoverage, type SearchCoverage } from "../store/coverage-row.js";
 import type { ToolDefinition } from "./definition.js";
 import { SearchHistoryInput } from "./search-history-input.js";
@@ -115,7 +117,7 @@ export function createSearchHistoryTool(
     name: "search_history",
     description:
       "Search past agent conversations, decisions, questions and answers, and run logs across every project on this " +
-      "machine (Claude Code, Codex, opencode transcripts and more). Use it for historical decisions and discussion; use " +
+      `machine (${transcriptAgents(SOURCES)} transcripts and more). Use it for historical decisions and discussion; use ` +
       "your own code search for source code. It searches every project unless you pass filters.project (your " +
       "canonical project path, the git root of your working directory) to stay within yours; every hit names its " +
       "project. Words match their other forms (decision/decisions, deploy/deploying); identifiers such as build-log " +

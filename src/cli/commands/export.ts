@@ -9,6 +9,8 @@ import {
   type ExportedFile,
 } from "../../indexer/export.js";
 import type { Db } from "../../store/open.js";
+import { conversationIds } from "../../sources/derive.js";
+import { SOURCES } from "../../sources/registry.js";
 import type { CliContext } from "../context.js";
 import type { CommandModule } from "../program.js";
 import { openExportTarget } from "../export-target.js";
@@ -74,10 +76,7 @@ export const exportCommand: CommandModule = {
     program
       .command("export")
       .description("write a conversation's retained raw bytes back verbatim (to stdout or --out)")
-      .argument(
-        "<conversation>",
-        "conversation id (claude:<session>, codex:<thread>, opencode:<session>) or session id",
-      )
+      .argument("<conversation>", `conversation id (${conversationIds(SOURCES)}) or session id`)
       .option(
         "--out <file>",
         "write to this new file (0600) instead of stdout; never inside RECALL_HOME or a source's folders",

@@ -1,5 +1,7 @@
 import type { Command } from "commander";
-import { agentRoots, type Env } from "../../config/paths.js";
+import type { Env } from "../../config/paths.js";
+import { lookedIn } from "../../sources/derive.js";
+import { SOURCES } from "../../sources/registry.js";
 import type { Config } from "../../config/schema.js";
 import type { BackfillResult } from "../../indexer/backfill.js";
 import { sourceCoverage, type SourceCoverage } from "../../indexer/coverage.js";
@@ -93,12 +95,7 @@ function formatSummary(summary: IndexSummary): string {
 /** When no source found anything: where recall looked, and what moves it. */
 function nothingFound(summary: IndexSummary, env: Env): string {
   if (summary.sources.some((s) => s.files > 0 || s.documents > 0)) return "";
-  const roots = agentRoots(env);
-  return (
-    `No agent history found. recall looked in: Claude Code ${roots.claude.join(", ")} (CLAUDE_CONFIG_DIR), ` +
-    `Codex ${roots.codex} (CODEX_HOME), opencode ${roots.opencodeDb ?? roots.opencodeDataDir} ` +
-    `(XDG_DATA_HOME, OPENCODE_DB), Dyad ${roots.dyadUserData} (XDG_CONFIG_HOME).\n`
-  );
+  return `No agent history found. recall looked in: ${lookedIn(env, SOURCES)}.\n`;
 }
 
 export function showProgress(bar: Progress | null, p: WorkProgress): void {

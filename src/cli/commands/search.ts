@@ -7,6 +7,8 @@ import type { HistoryHit } from "../../search/history.js";
 import { queryTokens } from "../../search/query.js";
 import type { SearchCoverage } from "../../store/coverage-row.js";
 import { SearchHistoryInput } from "../../tools/search-history-input.js";
+import { agentHelp } from "../../sources/derive.js";
+import { SOURCES } from "../../sources/registry.js";
 import { runSearchHistoryAnswered, type SearchHistoryOutput } from "../../tools/search-history.js";
 import { createAnswerer } from "../../answer/index.js";
 import type { CommandModule } from "../program.js";
@@ -92,7 +94,7 @@ export const searchCommand: CommandModule = {
       .option("--project <path>", "only this project (a folder, relative to here; its git root counts)")
       .option("--session <id>", "only this session id or alias")
       .option("--job <name>", "only this job")
-      .option("--agent <agent>", "claude | codex | opencode | other (the agent bridge and Dyad chats)")
+      .option("--agent <agent>", agentHelp(SOURCES))
       .option("--kind <kind>", "message | run | decision | transcript | approval | progress | report | chat")
       .option("--since <time>", "epoch ms or ISO 8601 with timezone")
       .option("--until <time>", "epoch ms or ISO 8601 with timezone")

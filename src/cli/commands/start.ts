@@ -1,13 +1,15 @@
 import type { Command } from "commander";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { agentRoots, type Env } from "../../config/paths.js";
+import type { Env } from "../../config/paths.js";
 import { isRecallError } from "../../core/errors.js";
 import { generateDemoCorpus, isManifestOf, MANIFEST_FILE, type DemoManifest } from "../../demo/index.js";
 import { makeRecallHome } from "../../store/private-files.js";
 import { PROJECTION_VERSION } from "../../projection/index.js";
 import { searchHistory } from "../../search/history.js";
 import { readSnapshot } from "../../store/snapshot.js";
+import { hasAgentHistory as anyHistory } from "../../sources/derive.js";
+import { SOURCES } from "../../sources/registry.js";
 import { queryTokens } from "../../search/query.js";
 import { openHistoryStore } from "../../store/history-store.js";
 import type { CommandModule } from "../program.js";
@@ -17,20 +19,8 @@ import { catchUpThroughBroker } from "./index-command.js";
 import { formatHit } from "./search.js";
 import { parsePort, serveDashboard } from "./serve.js";
 
-const nonEmptyDir = (dir: string) => existsSync(dir) && readdirSync(dir).length > 0;
-
-/** Whether this machine has any agent history where the CLIs keep it. */
-export function hasAgentHistory(env: Env): boolean {
-  const roots = agentRoots(env);
-  return (
-    roots.claude.some((r) => nonEmptyDir(path.join(r, "projects"))) ||
-    nonEmptyDir(path.join(roots.codex, "sessions")) ||
-    nonEmptyDir(path.join(roots.codex, "archived_sessions")) ||
-    (roots.opencodeDb !== null && existsSync(roots.opencodeDb)) ||
-    existsSync(path.join(roots.opencodeDataDir, "opencode.db")) ||
-    nonEmptyDir(path.join(roots.opencodeDataDir, "storage"))
-  );
-}
+/** Whether this machine has any agent history where the CLIs keep it (each source says). */
+export const hasAgentHistory = (env: Env): boolean => anyHistory(env, SOURCES);
 
 /**
  * The demo corpus under `root`: the one an earlier start wrote (its manifest says so), else a

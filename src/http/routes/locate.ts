@@ -1,4 +1,4 @@
-import { AgentName } from "../../core/kinds.js";
+import { AgentName } from "../../sources/registry.js";
 import { conversationById, conversationOfHit } from "../../conversations/read.js";
 import { locateTranscript, positionOfHit } from "../../conversations/window.js";
 import { historyDocument, isWellFormedHitId } from "../../search/document.js";
