@@ -57,6 +57,7 @@ import {
   type SessionRow,
 } from "./db.js";
 import { ScanCadence } from "./cadence.js";
+import { conversationId, transcriptHitId } from "../ids.js";
 
 export const OPENCODE_SOURCE = "opencode";
 export const OPENCODE_AGENT = "opencode";
@@ -495,13 +496,13 @@ export class OpencodeSource implements Source {
   private conversationFor(meta: OpencodeSessionMeta): ConversationRef {
     if (meta.model?.modelID) this.rowModels.add(meta.id);
     return {
-      id: `opencode:${meta.id}`,
+      id: conversationId(OPENCODE_AGENT, meta.id),
       source: OPENCODE_SOURCE,
       agent: OPENCODE_AGENT,
       kind: "transcript",
       project: this.resolver.resolve(meta.directory),
       session: meta.id,
-      parent: meta.parentId ? `opencode:${meta.parentId}` : null,
+      parent: meta.parentId ? conversationId(OPENCODE_AGENT, meta.parentId) : null,
       title: meta.title ?? null,
       branch: null,
       model: meta.model?.modelID ?? null,
@@ -531,7 +532,7 @@ export class OpencodeSource implements Source {
   private conversationOf(sessionId: string): ConversationRef {
     return (
       this.conversations.get(sessionId) ?? {
-        id: `opencode:${sessionId}`,
+        id: conversationId(OPENCODE_AGENT, sessionId),
         source: OPENCODE_SOURCE,
         agent: OPENCODE_AGENT,
         kind: "transcript",
@@ -639,7 +640,7 @@ export class OpencodeSource implements Source {
     }
     const out: SourceRecord = {
       sourceKey: record.id,
-      hitId: `transcript:${OPENCODE_AGENT}:${record.sessionId}:${record.id}`,
+      hitId: transcriptHitId(OPENCODE_AGENT, record.sessionId, record.id),
       conversation: ref,
       at: record.at ?? record.updatedAt ?? 0,
       role: record.turn.role,
