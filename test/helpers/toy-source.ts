@@ -52,7 +52,8 @@ class ToyParser implements JsonlParser {
       return;
     }
     sink.record({
-      sourceKey: String(line.offset),
+      // Unique within the source, not only the file: two sessions both have a line at offset 0.
+      sourceKey: `${this.session}:${line.offset}`,
       hitId: transcriptHitId(TOY_AGENT, this.session, String(line.offset)),
       conversation: this.conversation,
       at: value.at,
