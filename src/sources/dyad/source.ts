@@ -40,6 +40,7 @@ import type {
   SourceRecord,
 } from "../types.js";
 import { emptyBatch } from "../types.js";
+import { chatConversationId, chatHitId } from "../ids.js";
 
 export const DYAD_AGENT = "dyad";
 /** The source name of Dyad's own userData database. */
@@ -100,9 +101,7 @@ export function dyadSourceName(file: string): string {
   return `dyad-${createHash("sha256").update(file).digest("hex").slice(0, 8)}`;
 }
 
-export const chatConversationId = (source: string, chatId: number) => `chat:${source}:${chatId}`;
-export const chatHitId = (source: string, chatId: number, messageId: number) =>
-  `chat:${source}:${chatId}:${messageId}`;
+export { chatConversationId, chatHitId };
 
 /** The canonical project of an app folder (absolute, or relative to the apps folder). */
 export function appProject(appPath: string, appsDir: string): string {
