@@ -2,7 +2,7 @@
  * The source contract (helpers/source-contract.ts) on every registered source, each with a
  * small fixture in its real format. A source registered without a fixture fails here.
  */
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openBridgeWriter } from "../src/bridge/writer.js";
@@ -122,6 +122,7 @@ const codex: ContractFixture = {
 /** opencode 2.x: one database (WAL, as opencode keeps it), read without a checkpoint. */
 const opencodeDb = (env: Env) => path.join(agentRoots(env).opencodeDataDir, "opencode.db");
 const opencode: ContractFixture = {
+  label: "2.x database",
   write(env) {
     const db = createOpencodeV2Db(opencodeDb(env), {
       project: { id: "p1", worktree: "/nonexistent/oc" },
@@ -158,6 +159,59 @@ const opencode: ContractFixture = {
   forget: { session: "ses_b", tokens: ["quokkaword"] },
   remove: (env) => {
     for (const suffix of ["", "-wal", "-shm"]) rmSync(opencodeDb(env) + suffix, { force: true });
+  },
+};
+
+/** opencode before 1.2: whole JSON files under storage/ (session, message and part files). */
+const storage = (env: Env) => path.join(agentRoots(env).opencodeDataDir, "storage");
+function storageMessage(env: Env, session: string, id: string, text: string, at: number): string {
+  const message = path.join(storage(env), "message", session, `${id}.json`);
+  write(
+    message,
+    JSON.stringify({ id, sessionID: session, role: "user", time: { created: at }, agent: "build" }),
+  );
+  const part = `prt_${id.slice(4)}a`;
+  write(
+    path.join(storage(env), "part", id, `${part}.json`),
+    JSON.stringify({ id: part, sessionID: session, messageID: id, type: "text", text }),
+  );
+  return message;
+}
+function storageSession(env: Env, id: string): void {
+  const time = { created: BASE_TIME, updated: BASE_TIME };
+  write(
+    path.join(storage(env), "session", "proj1", `${id}.json`),
+    JSON.stringify({
+      id,
+      slug: "otter",
+      version: "1.1.0",
+      projectID: "proj1",
+      directory: "/nonexistent/oc",
+      title: id,
+      time,
+    }),
+  );
+}
+const opencodeStorage: ContractFixture = {
+  label: "storage/ JSON files",
+  write(env) {
+    storageSession(env, "ses_sa");
+    storageSession(env, "ses_sb");
+    storageMessage(env, "ses_sa", "msg_sa1", "first ocelotword", BASE_TIME + 1);
+    storageMessage(env, "ses_sa", "msg_sa2", "then pangolinword", BASE_TIME + 2);
+    storageMessage(env, "ses_sb", "msg_sb1", "other quokkaword", BASE_TIME + 3);
+  },
+  tokens: ["ocelotword", "pangolinword", "quokkaword"],
+  forget: { session: "ses_sb", tokens: ["quokkaword"] },
+  remove: (env) => rmSync(storage(env), { recursive: true }),
+  torn: {
+    // The newest message file cut short while opencode writes it, then written whole.
+    begin: (env) => {
+      const file = storageMessage(env, "ses_sa", "msg_sa3", "late tapirword", BASE_TIME + 4);
+      write(file, readFileSync(file, "utf8").slice(0, 30));
+    },
+    finish: (env) => void storageMessage(env, "ses_sa", "msg_sa3", "late tapirword", BASE_TIME + 4),
+    token: "tapirword",
   },
 };
 
@@ -213,12 +267,13 @@ const bridge: ContractFixture = {
   forget: { session: "carol", tokens: ["quokkaword"] },
 };
 
-const FIXTURES: Record<string, ContractFixture> = {
-  "claude-code": claude,
-  codex,
-  opencode,
-  dyad,
-  bridge,
+/** Each source's fixtures: one per kind of store it reads. */
+const FIXTURES: Record<string, ContractFixture[]> = {
+  "claude-code": [claude],
+  codex: [codex],
+  opencode: [opencode, opencodeStorage],
+  dyad: [dyad],
+  bridge: [bridge],
 };
 
 describe("the source contract covers every registered source", () => {
@@ -228,6 +283,5 @@ describe("the source contract covers every registered source", () => {
 });
 
 for (const definition of SOURCES) {
-  const fixture = FIXTURES[definition.name];
-  if (fixture) sourceContract(definition, fixture);
+  for (const fixture of FIXTURES[definition.name] ?? []) sourceContract(definition, fixture);
 }

@@ -22,6 +22,8 @@ import { documentRows } from "./document-text.js";
 import { tempDir } from "./tmp.js";
 
 export interface ContractFixture {
+  /** Which of the source's stores this fixture writes, when it reads several. */
+  label?: string;
   /** Writes a history of at least two conversations into a HOME (env.HOME), then closes every handle. */
   write(env: Env): void;
   /** One word per record `write` wrote, each found by a search once indexed. */
@@ -131,7 +133,7 @@ function snapshot(root: string): Map<string, string> {
 
 /** Registers the contract's tests for one source definition. */
 export function sourceContract(definition: SourceDefinition, fixture: ContractFixture): void {
-  describe(`source contract: ${definition.name}`, () => {
+  describe(`source contract: ${definition.name}${fixture.label ? ` (${fixture.label})` : ""}`, () => {
     const runs: Run[] = [];
     const start = async (maxLineBytes?: number) => {
       const run = await open(definition, maxLineBytes);
