@@ -15,6 +15,7 @@ import {
   agentHelp,
   agentNames,
   conversationIds,
+  agentFilter,
   hasAgentHistory,
   lookedIn,
   otherAgents,
@@ -131,10 +132,20 @@ describe("a toy source added in one definition and one registry line", () => {
       mkdirSync(toySessions(env), { recursive: true });
       appendFileSync(path.join(toySessions(env), "s1.jsonl"), toyLine(T, "the flamingoword plan"));
       backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: { now: () => T } });
-      const hits = searchHistory(store.db, store.engine, "flamingoword", { agent: "toy" }, 10).hits;
+      const hits = searchHistory(
+        store.db,
+        store.engine,
+        "flamingoword",
+        agentFilter("toy", REGISTRY),
+        10,
+      ).hits;
       expect(hits.map((h) => [h.id, h.conversation])).toEqual([["transcript:toy:s1:0", "toy:s1"]]);
-      expect(searchHistory(store.db, store.engine, "flamingoword", { agent: "claude" }, 10).hits).toEqual([]);
-      expect(searchHistory(store.db, store.engine, "flamingoword", { agent: "other" }, 10).hits).toEqual([]);
+      expect(
+        searchHistory(store.db, store.engine, "flamingoword", agentFilter("claude", REGISTRY), 10).hits,
+      ).toEqual([]);
+      expect(
+        searchHistory(store.db, store.engine, "flamingoword", agentFilter("other", REGISTRY), 10).hits,
+      ).toEqual([]);
       const off = { ...config, sources: { ...config.sources, toy: false } } as Config;
       expect(createSources(env, off, {}, REGISTRY).map((s) => s.name)).not.toContain("toy");
     } finally {

@@ -45,6 +45,13 @@ export function otherAgents(definitions: Definitions): string[] {
 const byOtherFirst = (a: SourceDefinition, b: SourceDefinition) =>
   Number(b.agent === OTHER_AGENT) - Number(a.agent === OTHER_AGENT);
 
+/** The documents an agent filter value finds: its own agent's, or for `other` every agent not named. */
+export const agentFilter = (
+  value: string,
+  definitions: Definitions,
+): { agent: string } | { agents: string[] } =>
+  value === OTHER_AGENT ? { agents: otherAgents(definitions) } : { agent: value };
+
 /** `--agent` help: "claude | codex | opencode | other (the agent bridge and Dyad chats)". */
 export function agentHelp(definitions: Definitions): string {
   const labels = definitions

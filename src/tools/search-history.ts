@@ -7,7 +7,7 @@ import type { DocumentFilters } from "../search/filters.js";
 import { searchHistory, type HistoryHit } from "../search/history.js";
 import { sessionFilter, sessionsForAlias } from "../indexer/aliases.js";
 import { resolveProject } from "../sources/files/project.js";
-import { transcriptAgents } from "../sources/derive.js";
+import { agentFilter, transcriptAgents } from "../sources/derive.js";
 import { SOURCES } from "../sources/registry.js";
 import { readCoverage, searchCoverage, type SearchCoverage } from "../store/coverage-row.js";
 import type { ToolDefinition } from "./definition.js";
@@ -38,7 +38,7 @@ export function toFilters(
     project: f.project === undefined ? undefined : resolveProject(f.project),
     sessions: f.session === undefined ? undefined : sessionFilter(db, f.session),
     job: f.job,
-    agent: f.agent,
+    ...(f.agent === undefined ? {} : agentFilter(f.agent, SOURCES)),
     kind: f.kind,
     since: f.since,
     until: f.until,
