@@ -2,8 +2,18 @@
  * The SQLite session database base (sources/databases/session-database-source.ts) keeps the
  * source contract, on a toy agent whose sessions live in a WAL database.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
 import type { Env } from "../src/config/paths.js";
+import { ConfigSchema, type Config } from "../src/config/schema.js";
+import { backfill } from "../src/indexer/backfill.js";
+import { PROJECTION_VERSION } from "../src/projection/index.js";
+import { searchHistory } from "../src/search/history.js";
+import { sourcesConfigSchema } from "../src/sources/derive.js";
+import { createSources } from "../src/sources/registry.js";
+import { openHistoryStore } from "../src/store/history-store.js";
+import { tempDir } from "./helpers/tmp.js";
 import { sourceContract } from "./helpers/source-contract.js";
 import { openToySql, toySql, toySqlFile } from "./helpers/toy-sql-source.js";
 
@@ -44,4 +54,57 @@ sourceContract(toySql, {
     bytes: 200_000,
     maxLineBytes: 64 * 1024,
   },
+});
+
+describe("a database its CLI holds open", () => {
+  it("is read through its live WAL, which stays as it was (no checkpoint)", async () => {
+    const t = tempDir("recall-sql-wal-");
+    const store = await openHistoryStore({
+      home: path.join(t.dir, "recall"),
+      projectionVersion: PROJECTION_VERSION,
+    });
+    const env = { HOME: path.join(t.dir, "home") };
+    const defaults = ConfigSchema.parse({});
+    const config: Config = {
+      ...defaults,
+      sources: { ...defaults.sources, ...sourcesConfigSchema([toySql]).parse({}) },
+    };
+    const sources = createSources(env, config, {}, [toySql]);
+    const writer = openToySql(env);
+    writer.pragma("wal_autocheckpoint = 0");
+    try {
+      writer.prepare("INSERT INTO sessions (id, title, updated_at) VALUES ('s-w', 'live', ?)").run(T);
+      writer
+        .prepare(
+          "INSERT INTO messages (id, session_id, role, text, at, updated_at) VALUES ('w1', 's-w', 'user', 'live heronword', ?, ?)",
+        )
+        .run(T, T);
+      const wal = readFileSync(`${toySqlFile(env)}-wal`);
+      expect(wal.length).toBeGreaterThan(0);
+      let now = T;
+      const index = () => {
+        now += 10 * 60_000;
+        backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: { now: () => now } });
+      };
+      const found = (word: string) => searchHistory(store.db, store.engine, word, {}, 10).hits.length;
+      index();
+      expect(found("heronword")).toBe(1);
+      // A message written while the source's connection stays open: seen through the data version.
+      writer
+        .prepare(
+          "INSERT INTO messages (id, session_id, role, text, at, updated_at) VALUES ('w2', 's-w', 'assistant', 'later egretword', ?, ?)",
+        )
+        .run(T + 1, T + 1);
+      const grown = readFileSync(`${toySqlFile(env)}-wal`);
+      index();
+      expect(found("egretword")).toBe(1);
+      expect(readFileSync(`${toySqlFile(env)}-wal`).equals(grown)).toBe(true);
+      expect(grown.subarray(0, wal.length).equals(wal)).toBe(true);
+    } finally {
+      writer.close();
+      for (const s of sources) s.close?.();
+      store.close();
+      t.cleanup();
+    }
+  });
 });
