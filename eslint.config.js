@@ -12,22 +12,33 @@ const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "src");
  */
 export const LAYERS = [
   { layer: "core", imports: [] },
-  // The file system helpers core/ must not do (folders, real paths, project roots).
+  // The file system helpers core/ must not do (folders, real paths, project roots, agents' folders).
   { layer: "platform", imports: ["core"] },
-  { layer: "config", imports: ["core"] },
-  { layer: "projection", imports: ["core", "config"] },
-  { layer: "store", imports: ["core", "platform", "config", "projection"] },
+  { layer: "projection", imports: ["core"] },
+  { layer: "store", imports: ["core", "platform", "projection"] },
   { layer: "bridge", imports: ["core", "platform", "store"] },
-  { layer: "sources", imports: ["core", "platform", "config", "projection", "store", "bridge"] },
+  { layer: "sources", imports: ["core", "platform", "projection", "store", "bridge"] },
+  // config.json's schema derives each source's settings from the registry (sources/registry.ts).
+  { layer: "config", imports: ["core", "platform", "projection", "sources"] },
   { layer: "search", imports: ["core", "platform", "config", "projection", "store"] },
   // indexer may read through search: `recall forget --session` removes exactly what search matches.
   { layer: "indexer", imports: ["core", "platform", "config", "projection", "store", "sources", "search"] },
   { layer: "conversations", imports: ["core", "platform", "projection", "store", "bridge", "sources"] },
-  { layer: "answer", imports: ["core", "config", "search"] },
+  { layer: "answer", imports: ["core", "platform", "config", "search"] },
   { layer: "demo", imports: ["core", "platform", "projection", "bridge"] },
   {
     layer: "tools",
-    imports: ["core", "platform", "config", "projection", "store", "search", "conversations", "answer"],
+    imports: [
+      "core",
+      "platform",
+      "config",
+      "projection",
+      "store",
+      "sources",
+      "search",
+      "conversations",
+      "answer",
+    ],
   },
   { layer: "audit", imports: ["core", "platform", "store"] },
   {

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openBridgeWriter, type BridgeWriter } from "../src/bridge/writer.js";
-import { recallHome } from "../src/config/paths.js";
+import { recallHome } from "../src/platform/paths.js";
 import { sessionFilter, sessionsForAlias } from "../src/search/session-aliases.js";
 import { forget } from "../src/indexer/forget.js";
 import { resetDerived } from "../src/indexer/rebuild.js";

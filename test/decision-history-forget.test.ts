@@ -6,7 +6,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBridgeWriter } from "../src/bridge/writer.js";
-import { recallHome } from "../src/config/paths.js";
+import { recallHome } from "../src/platform/paths.js";
 import { DECISION_HISTORY_PAGE } from "../src/conversations/bridge.js";
 import { startHttpServer, type RunningHttpServer } from "../src/http/server.js";
 import { createHttpServices } from "../src/app/http-services.js";

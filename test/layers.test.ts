@@ -50,8 +50,12 @@ describe("the import layers (LAYERS in eslint.config.js)", () => {
 
   it("fails lint on the wrong-way imports this order removed", async () => {
     expect(await layerErrors("tools", `export { forget } from "../indexer/forget.js";\n`)).toHaveLength(1);
+    // config.json's schema derives from the sources registry: sources and projection sit below it.
     expect(
-      await layerErrors("tools", `export { chatHitId } from "../sources/dyad/source.js";\n`),
+      await layerErrors("sources", `export { ConfigSchema } from "../config/schema.js";\n`),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors("projection", `export { ConfigSchema } from "../config/schema.js";\n`),
     ).toHaveLength(1);
     expect(
       await layerErrors("audit", `export { DyadSource } from "../sources/dyad/source.js";\n`),

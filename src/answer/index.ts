@@ -1,5 +1,5 @@
 import { loadConfig } from "../config/load.js";
-import { recallHome } from "../config/paths.js";
+import { recallHome } from "../platform/paths.js";
 import type { HistoryAnswerConfig } from "../config/schema.js";
 import { answerFromHits, type AnswerOptions } from "./answer.js";
 import type { Env } from "./process.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Env } from "../config/paths.js";
+import type { Env } from "../platform/paths.js";
 import type { Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
 import { electBroker, type BrokerHandle } from "../indexer/broker.js";

@@ -1,4 +1,4 @@
-import type { Env } from "../config/paths.js";
+import type { Env } from "../platform/paths.js";
 import { RecallError } from "../core/errors.js";
 import type { Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";

@@ -1,10 +1,10 @@
 import { loadConfig } from "../config/load.js";
-import { recallHome, type Env } from "../config/paths.js";
+import { recallHome, type Env } from "../platform/paths.js";
 import type { Config } from "../config/schema.js";
 import { RecallError } from "../core/errors.js";
 import type { Engine } from "../store/fts-probe.js";
 
-export { agentRoots, bridgeRoot, recallHome, type Env } from "../config/paths.js";
+export { agentRoots, bridgeRoot, recallHome, type Env } from "../platform/paths.js";
 export type { Config } from "../config/schema.js";
 export type { Engine } from "../store/fts-probe.js";
 /** config.json `redaction`, compiled once for what a surface reads outside the index. */

@@ -1,5 +1,5 @@
 import { auditCall } from "../audit/audit-log.js";
-import type { Env } from "../config/paths.js";
+import type { Env } from "../platform/paths.js";
 import type { Config } from "../config/schema.js";
 import { bindChatApp } from "../sources/dyad/apps.js";
 import { indexedDyadDatabases } from "../sources/dyad/source.js";

@@ -9,8 +9,9 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
-import { agentRoots, bridgeRoot, type Env } from "../app/recall.js";
+import { type Env } from "../app/recall.js";
 import { RecallError } from "../core/errors.js";
+import { SOURCES, type SourceDefinition } from "../app/sources.js";
 
 /**
  * Where `recall export --out` may write. An export holds raw transcript bytes (thinking and
@@ -34,16 +35,10 @@ const FILE_MODE = 0o600;
 
 /** The folders an export must never write into, each resolved through its links. */
 export function protectedFolders(options: Pick<ExportTargetOptions, "env" | "home" | "bridgeDir">): string[] {
-  const roots = agentRoots(options.env);
-  const folders = [
-    options.home,
-    ...roots.claude,
-    roots.codex,
-    roots.opencodeDataDir,
-    roots.dyadUserData,
-    bridgeRoot(options.env, options.bridgeDir),
-  ];
-  if (roots.opencodeDb) folders.push(path.dirname(roots.opencodeDb));
+  // Only bridgeDir is known here (config.json may be invalid): every other root is the default.
+  const settings = options.bridgeDir ? { bridgeDir: options.bridgeDir } : {};
+  const sources: readonly SourceDefinition[] = SOURCES;
+  const folders = [options.home, ...sources.flatMap((d) => d.roots(options.env, settings))];
   return [...new Set(folders.map(resolveLinks))];
 }
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { loadConfig } from "./load.js";
-import { agentRoots, recallHome } from "./paths.js";
+import { agentRoots, recallHome } from "../platform/paths.js";
 
 describe("config", () => {
   let cleanup = () => {};

@@ -1,4 +1,9 @@
 import { z } from "zod";
+import { sourcesConfigSchema } from "../sources/derive.js";
+import { SOURCES } from "../sources/registry.js";
+import { RedactionConfig } from "../projection/redact/config.js";
+
+export { RedactionConfig, RedactionPattern } from "../projection/redact/config.js";
 
 /** The CLIs that can write an optional search answer (history-search-spec "Optional answers"). */
 export const AnswerProviderName = z.enum(["codex", "claude", "opencode"]);
@@ -30,76 +35,11 @@ export const HistoryAnswerConfig = z
   .strict();
 export type HistoryAnswerConfig = z.infer<typeof HistoryAnswerConfig>;
 
-/** config.json `redaction.patterns[]`: an extra detector; each match becomes `[redacted:<name>]`. */
-export const RedactionPattern = z
-  .object({
-    name: z
-      .string()
-      .regex(
-        /^[a-z0-9][a-z0-9-]{0,39}$/,
-        "must be 1 to 40 lower-case letters, digits and -, as in internal-token",
-      ),
-    pattern: z.string().min(1).max(1000),
-    /** Regular expression flags besides `g` (which is always on). */
-    flags: z
-      .string()
-      .regex(/^[imsu]*$/, "may hold only i, m, s and u")
-      .default(""),
-  })
-  .strict()
-  .superRefine((value, ctx) => {
-    let compiled: RegExp;
-    try {
-      compiled = new RegExp(value.pattern, value.flags);
-    } catch (error) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["pattern"],
-        message: `not a valid regular expression (${(error as Error).message})`,
-      });
-      return;
-    }
-    // A pattern that matches nothing at all would put a marker between every two characters.
-    if (compiled.test(""))
-      ctx.addIssue({ code: "custom", path: ["pattern"], message: "must not match the empty string" });
-  });
-export type RedactionPattern = z.infer<typeof RedactionPattern>;
-
-/**
- * config.json `redaction` (README "Secrets"): secrets found in transcripts are replaced with
- * `[redacted:<detector>]` before anything is indexed, stored as read text or shown.
- */
-export const RedactionConfig = z
-  .object({
-    /** false: secrets are indexed and shown as they are (`recall status` says so every time). */
-    enabled: z.boolean().default(true),
-    /** Detectors of this machine's own secret formats, run before the built-in ones. */
-    patterns: z.array(RedactionPattern).max(64).default([]),
-    /** Exact values never redacted (a documented example key, an id a detector takes for a secret). */
-    allow: z.array(z.string().min(1).max(1000)).max(1000).default([]),
-  })
-  .strict();
-export type RedactionConfig = z.infer<typeof RedactionConfig>;
-
 /** config.json under RECALL_HOME. Every field optional; unknown fields are errors so typos surface. */
 export const ConfigSchema = z
   .object({
-    sources: z
-      .object({
-        claude: z.boolean().default(true),
-        codex: z.boolean().default(true),
-        opencode: z.boolean().default(true),
-        /** Dyad's own chat database (its userData sqlite.db), indexed read-only when present. */
-        dyad: z.boolean().default(true),
-        /** Dyad-shaped chat databases to index read-only, besides Dyad's own userData sqlite.db. */
-        dyadDatabases: z.array(z.string().min(1)).default([]),
-        /** Dyad's apps folder, against which relative apps.path values resolve. */
-        dyadAppsDir: z.string().min(1).optional(),
-        /** The agent-bridge store's root (docs/bridge-store.md); RECALL_BRIDGE_DIR overrides it. */
-        bridgeDir: z.string().min(1).optional(),
-      })
-      .strict()
-      .default({ claude: true, codex: true, opencode: true, dyad: true, dyadDatabases: [] }),
+    /** Each source's switches and settings (its definition under sources/<name>/). */
+    sources: sourcesConfigSchema(SOURCES),
     retention: z
       .object({
         /** Upper bound on retained raw bytes per source (compressed), null for unbounded. */

@@ -13,10 +13,6 @@ export const DocumentKind = z.enum([
 ]);
 export type DocumentKind = z.infer<typeof DocumentKind>;
 
-/** The agent filter of search_history. */
-export const AgentName = z.enum(["claude", "codex", "opencode", "other"]);
-export type AgentName = z.infer<typeof AgentName>;
-
 /**
  * Who said a record. `context` is injected text (system reminders, environment and
  * AGENTS.md blocks, attachments): retained for reads, never indexed as user speech.

@@ -7,6 +7,8 @@ export interface DocumentFilters {
   sessions?: string[];
   job?: string;
   agent?: string;
+  /** Documents of any of these agents (the agent filter's `other` names several: sources/derive.ts). */
+  agents?: readonly string[];
   kind?: DocumentKind;
   since?: number;
   until?: number;
@@ -59,10 +61,9 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
       filters.job,
     );
   }
-  if (filters.agent === "other") {
-    // Every agent but the three CLIs: the agent bridge's peers ("other") and Dyad's chats.
-    add("d.agent IN ('other', 'dyad')");
-  } else if (filters.agent !== undefined) add("d.agent = ?", filters.agent);
+  if (filters.agent !== undefined) add("d.agent = ?", filters.agent);
+  if (filters.agents !== undefined)
+    add(`d.agent IN (${filters.agents.map(() => "?").join(", ") || "NULL"})`, ...filters.agents);
   if (filters.kind !== undefined) add("d.kind = ?", filters.kind);
   if (filters.since !== undefined) add("d.at >= ?", filters.since);
   if (filters.until !== undefined) add("d.at <= ?", filters.until);

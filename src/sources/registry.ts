@@ -1,11 +1,26 @@
-import { bridgeRoot, type Env } from "../config/paths.js";
-import type { Config } from "../config/schema.js";
-import { BridgeSource } from "./bridge/source.js";
-import { createClaudeSource } from "./claude-code/source.js";
-import { createCodexSource } from "./codex/source.js";
-import { DyadSource, indexedDyadDatabases } from "./dyad/source.js";
-import { createOpencodeSource } from "./opencode/source.js";
+import { z } from "zod";
+import type { Env } from "../platform/paths.js";
+import { bridge } from "./bridge/definition.js";
+import { claudeCode } from "./claude-code/definition.js";
+import { codex } from "./codex/definition.js";
+import type { SourceDefinition } from "./definition.js";
+import { agentNames, ownAgents, sourcesConfigSchema } from "./derive.js";
+import { dyad } from "./dyad/definition.js";
+import { opencode } from "./opencode/definition.js";
 import type { Source } from "./types.js";
+
+/**
+ * Every source recall reads, in the order they are read. A new source is one folder under
+ * sources/ exporting a definition (docs/adding-a-source.md) plus one line here.
+ */
+export const SOURCES = [claudeCode, codex, opencode, dyad, bridge] as const;
+
+/** The agent filter of search_history: claude, codex, opencode, other. */
+export const AgentName = z.enum(agentNames(SOURCES));
+export type AgentName = z.infer<typeof AgentName>;
+
+/** config.json's `sources`: each registered source's switches and settings. */
+export type SourcesConfig = z.infer<ReturnType<typeof sourcesConfigSchema<typeof SOURCES>>>;
 
 export interface CreateSourcesOptions {
   /** Lines longer than this are discarded from parsing (their bytes are still retained). */
@@ -13,17 +28,15 @@ export interface CreateSourcesOptions {
 }
 
 /**
- * The transcript sources of this machine, one per CLI, each honouring its CLI's own
- * environment variables (CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DB, XDG_DATA_HOME). A new
- * source is one folder under sources/ plus one line here.
+ * The sources of this machine, one per CLI (Dyad: one per database), each honouring its CLI's
+ * own environment variables (CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DB, XDG_DATA_HOME).
  */
-export function createSources(env: Env, config: Config, options: CreateSourcesOptions = {}): Source[] {
-  const sources: Source[] = [];
-  const line = options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {};
-  if (config.sources.claude) sources.push(createClaudeSource(env, line));
-  if (config.sources.codex) sources.push(createCodexSource(env, line));
-  if (config.sources.opencode) sources.push(createOpencodeSource(env));
-  for (const database of indexedDyadDatabases(env, config)) sources.push(new DyadSource(database));
-  sources.push(new BridgeSource({ root: bridgeRoot(env, config.sources.bridgeDir) }));
-  return sources;
+export function createSources(
+  env: Env,
+  config: { sources: SourcesConfig },
+  options: CreateSourcesOptions = {},
+  definitions: readonly SourceDefinition[] = SOURCES,
+): Source[] {
+  const agents = ownAgents(definitions);
+  return definitions.flatMap((d) => d.create({ env, settings: config.sources, agents, ...options }));
 }

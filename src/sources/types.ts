@@ -254,7 +254,7 @@ export interface Budget {
   expired(): boolean;
   /** Filesystem entries a discovery step may examine (spec: 32 per tick). */
   maxEntries: number;
-  /** opencode session rows per tick (spec: 32). */
+  /** Session rows per tick of a database source (opencode, SessionDatabaseSource; spec: 32). */
   maxSessionRows: number;
   /** Registered files polled for new bytes per tick (spec: 2). */
   maxFiles: number;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentName } from "../core/kinds.js";
+import { AgentName } from "../sources/registry.js";
 import { queryTokens } from "../search/query.js";
 
 /** Epoch milliseconds, or ISO 8601 with an explicit timezone (Z or ±hh:mm). */

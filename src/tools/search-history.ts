@@ -7,6 +7,8 @@ import type { DocumentFilters } from "../search/filters.js";
 import { searchHistory, type HistoryHit } from "../search/history.js";
 import { sessionFilter, sessionsForAlias } from "../search/session-aliases.js";
 import { resolveProject } from "../platform/project.js";
+import { agentFilter, transcriptAgents } from "../sources/derive.js";
+import { SOURCES } from "../sources/registry.js";
 import { readCoverage, searchCoverage, type SearchCoverage } from "../store/coverage-row.js";
 import type { ToolDefinition } from "./definition.js";
 import { SearchHistoryInput } from "./search-history-input.js";
@@ -36,7 +38,7 @@ export function toFilters(
     project: f.project === undefined ? undefined : resolveProject(f.project),
     sessions: f.session === undefined ? undefined : sessionFilter(db, f.session),
     job: f.job,
-    agent: f.agent,
+    ...(f.agent === undefined ? {} : agentFilter(f.agent, SOURCES)),
     kind: f.kind,
     since: f.since,
     until: f.until,
@@ -115,7 +117,7 @@ export function createSearchHistoryTool(
     name: "search_history",
     description:
       "Search past agent conversations, decisions, questions and answers, and run logs across every project on this " +
-      "machine (Claude Code, Codex, opencode transcripts and more). Use it for historical decisions and discussion; use " +
+      `machine (${transcriptAgents(SOURCES)} transcripts and more). Use it for historical decisions and discussion; use ` +
       "your own code search for source code. It searches every project unless you pass filters.project (your " +
       "canonical project path, the git root of your working directory) to stay within yours; every hit names its " +
       "project. Words match their other forms (decision/decisions, deploy/deploying); identifiers such as build-log " +

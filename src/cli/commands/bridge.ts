@@ -10,6 +10,7 @@ import {
 import { RecallError, isRecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { TimeBound } from "../../tools/search-history-input.js";
+import { AgentName } from "../../app/sources.js";
 import type { CliContext } from "../context.js";
 import { printJson } from "../output.js";
 import type { CommandModule } from "../program.js";
@@ -202,7 +203,7 @@ export const bridgeCommand: CommandModule = {
       .option("--job <name>", "job name (starts a new run)")
       .option("--started <time>", "run start: epoch ms or ISO 8601 with timezone (default now)")
       .option("--session <id>", "CLI session the run executes in (links its transcript to the job)")
-      .option("--agent <name>", "claude | codex | opencode | other")
+      .option("--agent <name>", AgentName.options.join(" | "))
       .option("--project <path>", "project path")
       .option("--meta <key=value>", "another metadata field (repeatable)", collect)
       .option("--log-file <path>", "initial log content from a file (else stdin when piped)")
@@ -268,7 +269,7 @@ export const bridgeCommand: CommandModule = {
       .description("record a peer binding its CLI session (a session alias for search)")
       .requiredOption("--peer <id>", "peer identity")
       .requiredOption("--session <id>", "the CLI session id")
-      .option("--agent <name>", "claude | codex | opencode | other", "other")
+      .option("--agent <name>", AgentName.options.join(" | "), "other")
       .option("--project <path>", "project path")
       .option("--json", "print the record as JSON")
       .action((flags: { peer: string; session: string; agent: string; project?: string; json?: boolean }) => {

@@ -10,6 +10,7 @@ import {
 } from "../../app/export.js";
 import { openIndexToRead, type Db } from "../../app/open-index.js";
 import { compileRedaction } from "../../app/recall.js";
+import { conversationIds, SOURCES } from "../../app/sources.js";
 import type { CliContext } from "../context.js";
 import type { CommandModule } from "../program.js";
 import { openExportTarget } from "../export-target.js";
@@ -73,10 +74,7 @@ export const exportCommand: CommandModule = {
     program
       .command("export")
       .description("write a conversation's retained raw bytes back verbatim (to stdout or --out)")
-      .argument(
-        "<conversation>",
-        "conversation id (claude:<session>, codex:<thread>, opencode:<session>) or session id",
-      )
+      .argument("<conversation>", `conversation id (${conversationIds(SOURCES)}) or session id`)
       .option(
         "--out <file>",
         "write to this new file (0600) instead of stdout; never inside RECALL_HOME or a source's folders",

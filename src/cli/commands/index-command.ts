@@ -1,9 +1,10 @@
 import type { Command } from "commander";
-import { agentRoots, type Env, type Config } from "../../app/recall.js";
+import { type Env, type Config } from "../../app/recall.js";
 import { type BackfillResult, type WorkProgress } from "../../app/broker-work.js";
 import { sourceCoverage, type SourceCoverage } from "../../app/status.js";
 import { openIndexToWrite, type Db } from "../../app/open-index.js";
 import { brokerOrLocal, foregroundWorker } from "../../app/broker-work.js";
+import { lookedIn, SOURCES } from "../../app/sources.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
@@ -89,12 +90,7 @@ function formatSummary(summary: IndexSummary): string {
 /** When no source found anything: where recall looked, and what moves it. */
 function nothingFound(summary: IndexSummary, env: Env): string {
   if (summary.sources.some((s) => s.files > 0 || s.documents > 0)) return "";
-  const roots = agentRoots(env);
-  return (
-    `No agent history found. recall looked in: Claude Code ${roots.claude.join(", ")} (CLAUDE_CONFIG_DIR), ` +
-    `Codex ${roots.codex} (CODEX_HOME), opencode ${roots.opencodeDb ?? roots.opencodeDataDir} ` +
-    `(XDG_DATA_HOME, OPENCODE_DB), Dyad ${roots.dyadUserData} (XDG_CONFIG_HOME).\n`
-  );
+  return `No agent history found. recall looked in: ${lookedIn(env, SOURCES)}.\n`;
 }
 
 export function showProgress(bar: Progress | null, p: WorkProgress): void {

@@ -5,6 +5,7 @@ import { type HistoryHit, queryTokens, type SearchCoverage, createAnswerer } fro
 import { RecallError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { SearchHistoryInput } from "../../tools/search-history-input.js";
+import { agentHelp, SOURCES } from "../../app/sources.js";
 import { runSearchHistoryAnswered, type SearchHistoryOutput } from "../../tools/search-history.js";
 import type { CommandModule } from "../program.js";
 import { openIndexToRead } from "../../app/open-index.js";
@@ -89,7 +90,7 @@ export const searchCommand: CommandModule = {
       .option("--project <path>", "only this project (a folder, relative to here; its git root counts)")
       .option("--session <id>", "only this session id or alias")
       .option("--job <name>", "only this job")
-      .option("--agent <agent>", "claude | codex | opencode | other (the agent bridge and Dyad chats)")
+      .option("--agent <agent>", agentHelp(SOURCES))
       .option("--kind <kind>", "message | run | decision | transcript | approval | progress | report | chat")
       .option("--since <time>", "epoch ms or ISO 8601 with timezone")
       .option("--until <time>", "epoch ms or ISO 8601 with timezone")

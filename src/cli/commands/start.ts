@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { agentRoots, type Env } from "../../app/recall.js";
+import { type Env } from "../../app/recall.js";
 import {
   generateDemoCorpus,
   isManifestOf,
@@ -11,6 +11,7 @@ import {
 } from "../../app/demo.js";
 import { searchHistory, readSnapshot, queryTokens } from "../../app/search.js";
 import { openIndexToWrite } from "../../app/open-index.js";
+import { hasAgentHistory as anyHistory, SOURCES } from "../../app/sources.js";
 import { isRecallError } from "../../core/errors.js";
 import type { CommandModule } from "../program.js";
 import { progressBar } from "../progress.js";
@@ -19,20 +20,8 @@ import { catchUpThroughBroker } from "./index-command.js";
 import { formatHit } from "./search.js";
 import { parsePort, serveDashboard } from "./serve.js";
 
-const nonEmptyDir = (dir: string) => existsSync(dir) && readdirSync(dir).length > 0;
-
-/** Whether this machine has any agent history where the CLIs keep it. */
-export function hasAgentHistory(env: Env): boolean {
-  const roots = agentRoots(env);
-  return (
-    roots.claude.some((r) => nonEmptyDir(path.join(r, "projects"))) ||
-    nonEmptyDir(path.join(roots.codex, "sessions")) ||
-    nonEmptyDir(path.join(roots.codex, "archived_sessions")) ||
-    (roots.opencodeDb !== null && existsSync(roots.opencodeDb)) ||
-    existsSync(path.join(roots.opencodeDataDir, "opencode.db")) ||
-    nonEmptyDir(path.join(roots.opencodeDataDir, "storage"))
-  );
-}
+/** Whether this machine has any agent history where the CLIs keep it (each source says). */
+export const hasAgentHistory = (env: Env): boolean => anyHistory(env, SOURCES);
 
 /**
  * The demo corpus under `root`: the one an earlier start wrote (its manifest says so), else a

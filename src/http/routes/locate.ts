@@ -1,4 +1,4 @@
-import { AgentName } from "../../core/kinds.js";
+import { AgentName } from "../../app/sources.js";
 import {
   conversationById,
   conversationOfHit,

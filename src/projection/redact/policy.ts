@@ -1,11 +1,11 @@
-import type { RedactionConfig } from "../../config/schema.js";
+import type { RedactionConfig } from "./config.js";
 import { regexDetector, type Detector } from "./detector.js";
 import { BUILT_IN_DETECTORS, DETECTORS_VERSION, LONG_KEY_PREFIXES } from "./detectors.js";
 
 /**
  * What the projection applies to every text it produces (bounds.ts, at a sink's finish): the
  * built-in detectors and config.json's own patterns and allow-list, or nothing when redaction
- * is off. (The type of its settings is config.json's schema; config/ imports nothing of recall.)
+ * is off. (Its settings are config.json's `redaction`, whose schema is config.ts.)
  */
 export interface Redaction {
   readonly enabled: boolean;

@@ -17,7 +17,6 @@ export { BRIDGE_SOURCE };
  *   snapshot `run:<basename>#meta`.
  */
 export const BRIDGE_AGENT = "other";
-const AGENTS = new Set(["claude", "codex", "opencode"]);
 
 const text = (value: string) => ({
   type: "turn" as const,
@@ -143,13 +142,20 @@ export interface RunInfo {
   title: string | null;
 }
 
-export function runInfo(log: string, job: string, at: number, meta: RunMetadata | null): RunInfo {
+/** `agents`: the agent filter's own agents; a run naming another one is attributed to "other". */
+export function runInfo(
+  log: string,
+  job: string,
+  at: number,
+  meta: RunMetadata | null,
+  agents: ReadonlySet<string>,
+): RunInfo {
   return {
     log,
     job: meta?.job ?? job,
     at,
     session: meta?.session ?? null,
-    agent: meta?.agent && AGENTS.has(meta.agent) ? meta.agent : BRIDGE_AGENT,
+    agent: meta?.agent && agents.has(meta.agent) ? meta.agent : BRIDGE_AGENT,
     project: project(meta?.project),
     title: meta?.title ?? null,
   };

@@ -97,6 +97,8 @@ function parseState(cp: SourceCheckpoint | undefined): RunState | null {
 export interface BridgeSourceOptions {
   root: string;
   name?: string;
+  /** The agent filter's own agents (registry.ts): a run's metadata naming one keeps it. */
+  agents: readonly string[];
 }
 
 export class BridgeSource implements Source {
@@ -118,9 +120,11 @@ export class BridgeSource implements Source {
   private roundChanged = false;
   private readonly backlog = new Map<string, number>();
   private doneBytes = 0;
+  private readonly agents: ReadonlySet<string>;
 
   constructor(options: BridgeSourceOptions) {
     this.name = options.name ?? BRIDGE_SOURCE;
+    this.agents = new Set(options.agents);
     this.paths = bridgePaths(options.root);
   }
 
@@ -412,13 +416,13 @@ export class BridgeSource implements Source {
         state = { v: 1, at: born, meta: null, bad: null, metaStat: null, info: null, finished: false };
         changed = true;
       }
-      const before = state.info ?? runInfo(log, name.job, state.at, null);
+      const before = state.info ?? runInfo(log, name.job, state.at, null, this.agents);
       const meta = this.readMetadata(file.metadata, state, name, born, batch);
       if (meta.state !== state) {
         state = meta.state;
         changed = true;
       }
-      const info = state.info ?? runInfo(log, name.job, state.at, null);
+      const info = state.info ?? runInfo(log, name.job, state.at, null, this.agents);
       // Chunks carry the run's time, job, session, agent and project: when new metadata changes
       // them, the chunks already indexed are read again (rare: a run's start and its end).
       if (offset > 0 && JSON.stringify(info) !== JSON.stringify(before)) {
@@ -517,7 +521,7 @@ export class BridgeSource implements Source {
       return { state: { ...next, bad: hash }, record: null };
     }
     const at = firstTimestamp([meta.data.jobStartedAt]) ?? born;
-    const info = runInfo(name.log, name.job, at, meta.data);
+    const info = runInfo(name.log, name.job, at, meta.data, this.agents);
     const finished =
       (meta.data.jobFinishedAt !== undefined && meta.data.jobFinishedAt !== null) ||
       (meta.data.exitCode !== undefined && meta.data.exitCode !== null);

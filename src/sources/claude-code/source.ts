@@ -14,7 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { agentRoots, type Env } from "../../config/paths.js";
+import { agentRoots, type Env } from "../../platform/paths.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
 import {
   JsonlFileSource,
@@ -28,6 +28,7 @@ import type { WalkRule } from "../files/walker.js";
 import { createClaudeMerger, parseClaudeLine, type ClaudeRecord, type ClaudeTurnRecord } from "./record.js";
 import { RecentMap, RecentSet } from "../shared/bounded.js";
 import { isRecord, parseJsonObjectLine, str } from "../shared/json.js";
+import { conversationId, transcriptHitId } from "../ids.js";
 
 export const CLAUDE_SOURCE = "claude-code";
 export const CLAUDE_AGENT = "claude";
@@ -163,15 +164,15 @@ class ClaudeFileParser implements JsonlParser {
     let title: string | null = null;
     if (kind.kind === "session") {
       sessionId = kind.sessionId;
-      id = `claude:${sessionId}`;
+      id = conversationId(CLAUDE_AGENT, sessionId);
     } else {
       const known = (snapshot as ClaudeSnapshot | null)?.sessionId;
       sessionId =
         kind.kind === "subagent"
           ? kind.sessionId
           : (known ?? sessionFromHead(context.head) ?? `agent-${kind.agentId}`);
-      id = `claude:${sessionId}/agent-${kind.agentId}`;
-      parent = sessionId === `agent-${kind.agentId}` ? null : `claude:${sessionId}`;
+      id = `${conversationId(CLAUDE_AGENT, sessionId)}/agent-${kind.agentId}`;
+      parent = sessionId === `agent-${kind.agentId}` ? null : conversationId(CLAUDE_AGENT, sessionId);
       title = kind.kind === "subagent" ? subagentTitle(context.path) : null;
     }
     this.isMain = kind.kind === "session";
@@ -334,7 +335,7 @@ class ClaudeFileParser implements JsonlParser {
     if (!keepHeld) for (const uuid of lines) this.release(uuid, "first");
     const out: SourceRecord = {
       sourceKey: record.uuid,
-      hitId: `transcript:${CLAUDE_AGENT}:${this.session}:${record.uuid}`,
+      hitId: transcriptHitId(CLAUDE_AGENT, this.session, record.uuid),
       conversation: this.conversation,
       at,
       role: record.turn.role,

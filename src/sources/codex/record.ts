@@ -55,167 +55,49 @@
  * 0.147+, §2.6), so its own turns are sure to name its thread; older forks are read whole.
  */
 import type { TranscriptBlock, TranscriptTurn } from "../../core/transcript.js";
-import {
-  arr,
-  bool,
-  isRecord,
-  num,
-  obj,
-  parseJson,
-  parseJsonObjectLine,
-  str,
-  type JsonObject,
-} from "../shared/json.js";
-import { firstTimestamp, parseTimestamp } from "../shared/time.js";
-import { parseDataUrl, scrubBinary } from "../shared/binary.js";
+import { arr, isRecord, num, obj, parseJsonObjectLine, str, type JsonObject } from "../shared/json.js";
+import { scrubBinary } from "../shared/binary.js";
 import { leadingTag } from "../shared/injected.js";
-import { parseExitCode, splitContentItems } from "../shared/tool-output.js";
+import { splitContentItems } from "../shared/tool-output.js";
 import { RecentMap, RecentSet } from "../shared/bounded.js";
-import { patchFileNames } from "../../projection/tool-summary.js";
-import { patchIn, writtenPreviewText } from "../../projection/tool-preview.js";
+import {
+  assistantTurn,
+  codexWrite,
+  compareKey,
+  ids,
+  imageBlock,
+  lineTime,
+  payloadTurnId,
+  recordsItemCompleted,
+  systemTurn,
+  textOf,
+  toolInput,
+  toolName,
+  toolOutput,
+  userTurn,
+  writtenCall,
+} from "./blocks.js";
+import { readSessionMeta, THREAD_ID } from "./session-meta.js";
+import type {
+  CodexLayer,
+  CodexParserState,
+  CodexRecord,
+  CodexRolloutParser,
+  CodexSkipRecord,
+  CodexTurnRecord,
+  CodexWrite,
+  Kind,
+} from "./record-types.js";
 
-export interface CodexSessionMeta {
-  threadId: string;
-  /** Newer builds; for subagents, the root thread's id. */
-  sessionId?: string;
-  at: number | null;
-  cwd?: string;
-  gitBranch?: string;
-  gitCommit?: string;
-  repositoryUrl?: string;
-  cliVersion?: string;
-  /** codex_cli_rs, codex_exec, codex_vscode, Codex Desktop, … */
-  originator?: string;
-  /** cli | vscode | exec | mcp | subagent (object sources collapse to "subagent"). */
-  source?: string;
-  /** thread_spawn | review | compact | other… when `source` is a subagent object. */
-  subagentKind?: string;
-  threadSource?: string;
-  /** The spawning thread, from source.subagent.thread_spawn.parent_thread_id or parent_thread_id. */
-  parentThreadId?: string;
-  forkedFromId?: string;
-  agentNickname?: string;
-  agentRole?: string;
-  agentPath?: string;
-  depth?: number;
-  modelProvider?: string;
-}
-
-export type CodexLayer = "response_item" | "event_msg" | "compacted";
-
-export interface CodexTurnRecord {
-  type: "turn";
-  layer: CodexLayer;
-  /** The payload type, e.g. "message", "function_call", "item_completed:UserMessage". */
-  item: string;
-  itemId?: string;
-  callId?: string;
-  turnId?: string;
-  /** Epoch ms; null when the line has no parseable timestamp. */
-  at: number | null;
-  /** From the latest turn_context. */
-  model?: string;
-  cwd?: string;
-  turn: TranscriptTurn;
-  /** Inside a fork's possible replay: hold until a `replay` verdict (see "Fork replay"). */
-  provisional?: true;
-  /** An event copy that replaced the held response_item copy of the same message. */
-  replacesHeld?: true;
-}
-
-export interface CodexMetaRecord {
-  type: "meta";
-  meta: CodexSessionMeta;
-}
-
-export interface CodexTitleRecord {
-  type: "title";
-  title: string;
-  at: number | null;
-  /** Inside a fork's possible replay: hold until a `replay` verdict (see "Fork replay"). */
-  provisional?: true;
-}
-
-/** A fork's replay verdict for the records still provisional: "parent" drops them, "own" keeps them. */
-export interface CodexReplayRecord {
-  type: "replay";
-  verdict: "parent" | "own";
-}
-
-export interface CodexSkipRecord {
-  type: "skip";
-  /** "malformed", "duplicate-layer", "duplicate-call", "event-duplicate:<type>", `<type>`, `unknown:<type>`, … */
-  reason: string;
-}
-
-export type CodexRecord =
-  CodexTurnRecord | CodexMetaRecord | CodexTitleRecord | CodexSkipRecord | CodexReplayRecord;
-
-type Kind = "user" | "assistant";
-
-/** What a write-like call writes, as the tool turn of its result shows it. */
-export interface CodexWrite {
-  name: string;
-  /** The patched files, or the written path. */
-  path?: string;
-  /** A bounded head-and-tail preview (projection/tool-preview.ts), never the whole content. */
-  content: string;
-}
-
-interface Pending {
-  kind: Kind;
-  record: CodexTurnRecord;
-  normalized: string;
-  quietLines: number;
-}
-
-/** Everything the parser remembers between lines; plain JSON. */
-export interface CodexParserState {
-  v: 1;
-  threadId: string | null;
-  meta: CodexSessionMeta | null;
-  firstMeta: CodexSessionMeta | null;
-  model: string | null;
-  cwd: string | null;
-  turnId: string | null;
-  eventLayer: { user: boolean; assistant: boolean };
-  pending: Pending | null;
-  /** Normalized texts released from response_item while the event layer was not elected. */
-  released: { user: string[]; assistant: string[] };
-  calls: string[];
-  callNames: [string, string][];
-  /** Bounded previews of what pending write-like calls write, by call id (see "Written content"). */
-  writes?: [string, CodexWrite][];
-  skipped: Record<string, number>;
-  lines: number;
-  turns: number;
-  /** A fork whose replay is not known to be over: turn and title records are provisional. */
-  replay?: boolean;
-}
-
-export interface CodexRolloutParser {
-  push(line: string): CodexRecord[];
-  flush(): CodexRecord[];
-  /** The session's own session_meta, else the first one seen. */
-  readonly meta: CodexSessionMeta | undefined;
-  /** Line, turn and per-reason skip counts. */
-  readonly stats: { lines: number; turns: number; skipped: Readonly<Record<string, number>> };
-  snapshot(): CodexParserState;
-}
+export * from "./record-types.js";
+export { toolOutput } from "./blocks.js";
+export { codexThreadIdFromPath, readSessionMeta } from "./session-meta.js";
 
 const QUIET_LINE_LIMIT = 32;
 const RELEASED_MEMORY = 16;
 const CALL_MEMORY = 4096;
 /** Pending write previews kept (each at most ~3 KiB): a call's result normally follows it at once. */
 const WRITE_MEMORY = 8;
-const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\.jsonl)?(?:\.zst)?$/i;
-const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The thread id at the end of a rollout file name (`rollout-…-<uuid>.jsonl[.zst]`), lower-cased. */
-export function codexThreadIdFromPath(filePath: string): string | null {
-  const base = filePath.split(/[\\/]/).pop() ?? filePath;
-  return UUID.exec(base)?.[1]?.toLowerCase() ?? null;
-}
 
 export function initialCodexState(threadId: string | null): CodexParserState {
   return {
@@ -832,250 +714,4 @@ export function createCodexRolloutParser(
       return structuredClone(state);
     },
   };
-}
-
-// ---------------------------------------------------------------- pure helpers
-
-/** Whether this writer records `item_completed` events, which name their thread (0.147+, §2.6). */
-function recordsItemCompleted(cliVersion: string | undefined): boolean {
-  const m = /^(\d+)\.(\d+)/.exec(cliVersion ?? "");
-  return m !== null && (Number(m[1]) > 0 || Number(m[2]) >= 147);
-}
-
-/** Two layers' copies of one message compare equal whatever their whitespace. */
-function compareKey(text: string): string {
-  return text.replace(/\s+/g, "");
-}
-
-function ids(itemId: string | undefined, callId: string | undefined): { itemId?: string; callId?: string } {
-  return { ...(itemId ? { itemId } : {}), ...(callId ? { callId } : {}) };
-}
-
-function payloadTurnId(payload: JsonObject): string | undefined {
-  return (
-    str(payload["turn_id"]) ??
-    str(obj(payload["internal_chat_message_metadata_passthrough"])["turn_id"]) ??
-    str(obj(payload["metadata"])["turn_id"])
-  );
-}
-
-function lineTime(line: JsonObject): number | null {
-  const payload = obj(line["payload"]);
-  return firstTimestamp(
-    [line["timestamp"]],
-    [payload["completed_at_ms"], "ms"],
-    [payload["started_at_ms"], "ms"],
-    [payload["timestamp"]],
-    [payload["completed_at"]],
-    [payload["started_at"]],
-  );
-}
-
-function userTurn(blocks: TranscriptBlock[]): TranscriptTurn {
-  return { role: "user", blocks, isCompactionSummary: false };
-}
-
-function assistantTurn(blocks: TranscriptBlock[]): TranscriptTurn {
-  return { role: "assistant", blocks, isCompactionSummary: false };
-}
-
-function systemTurn(text: string): TranscriptTurn {
-  return { role: "system", blocks: [{ type: "text", text }], isCompactionSummary: false };
-}
-
-function textOf(blocks: TranscriptBlock[]): string {
-  return blocks
-    .filter((b): b is Extract<TranscriptBlock, { type: "text" }> => b.type === "text")
-    .map((b) => b.text)
-    .join("\n");
-}
-
-/** An image block from a URL or path; a data URL gives its media type and is never kept. */
-function imageBlock(source: unknown): TranscriptBlock {
-  let url: string | undefined;
-  if (typeof source === "string") url = source;
-  else if (isRecord(source)) url = str(source["url"]) ?? str(source["image_url"]) ?? str(source["path"]);
-  const fromDataUrl = url ? parseDataUrl(url)?.mediaType : undefined;
-  const mediaType = fromDataUrl ?? (url ? mediaTypeFromExtension(url) : undefined);
-  return mediaType ? { type: "image", mediaType } : { type: "image" };
-}
-
-function mediaTypeFromExtension(url: string): string | undefined {
-  const ext = /\.([a-z0-9]{3,4})(?:$|[?#])/i.exec(url.slice(-16))?.[1]?.toLowerCase();
-  switch (ext) {
-    case "png":
-      return "image/png";
-    case "jpg":
-    case "jpeg":
-      return "image/jpeg";
-    case "gif":
-      return "image/gif";
-    case "webp":
-      return "image/webp";
-    default:
-      return undefined;
-  }
-}
-
-/**
- * What a write-like call writes (an apply_patch's added lines, wherever the patch sits, or a
- * write tool's content), reduced at once to its bounded preview: the parser's state carries it
- * from the call's line to its result's, and the state is checkpointed.
- */
-function codexWrite(name: string, input: unknown): CodexWrite | undefined {
-  const patch = patchIn(input);
-  const content = writtenPreviewText(name, patch ?? input);
-  if (content === undefined) return undefined;
-  if (patch !== undefined) {
-    const files = patchFileNames(patch);
-    return { name: "apply_patch", ...(files.length > 0 ? { path: files.join(", ") } : {}), content };
-  }
-  const fields = isRecord(input) ? input : {};
-  const path = str(fields["path"]) ?? str(fields["file_path"]) ?? str(fields["filePath"]);
-  return { name, ...(path ? { path } : {}), content };
-}
-
-/**
- * The call a result's tool turn starts with when the call wrote content: the projection
- * previews that content there, beside the result (projection/transcript-turn.ts).
- */
-function writtenCall(write: CodexWrite): TranscriptBlock {
-  return {
-    type: "tool_call",
-    name: write.name,
-    input: { ...(write.path ? { path: write.path } : {}), content: write.content },
-  };
-}
-
-function toolName(type: string, payload: JsonObject): string {
-  switch (type) {
-    case "local_shell_call":
-      return "local_shell";
-    case "web_search_call":
-      return "web_search";
-    case "tool_search_call":
-      return "tool_search";
-    default:
-      return str(payload["name"]) ?? "unknown";
-  }
-}
-
-/** Raw tool input: function_call arguments are a JSON string (parsed when valid); custom tools take free text. */
-function toolInput(type: string, payload: JsonObject): unknown {
-  switch (type) {
-    case "function_call": {
-      const args = payload["arguments"];
-      if (typeof args !== "string") return scrubBinary(args ?? {});
-      const parsed = parseJson(args);
-      return scrubBinary(parsed.ok ? parsed.value : args);
-    }
-    case "custom_tool_call":
-      return scrubBinary(payload["input"] ?? "");
-    case "local_shell_call":
-    case "web_search_call":
-      return scrubBinary(payload["action"] ?? {});
-    default:
-      return scrubBinary(payload["arguments"] ?? {});
-  }
-}
-
-/**
- * A tool output as blocks: a string (exit code read from a "Process exited with code N"
- * header, or from the pre-0.5x `{"output","metadata":{"exit_code"}}` JSON wrapper), an array
- * of content items (text joined; images become image blocks), or the oldest
- * `{content, success}` shape.
- */
-export function toolOutput(raw: unknown, name: string | undefined): TranscriptBlock[] {
-  const images: TranscriptBlock[] = [];
-  let output: unknown;
-  let exitCode: number | undefined;
-  let isError = false;
-  const items = Array.isArray(raw)
-    ? raw
-    : isRecord(raw) && typeof raw["type"] === "string"
-      ? [raw]
-      : undefined;
-  if (typeof raw === "string") {
-    output = scrubBinary(raw);
-    exitCode = parseExitCode(raw) ?? wrappedExitCode(raw);
-  } else if (items) {
-    const split = splitContentItems(items);
-    for (const mediaType of split.images)
-      images.push(mediaType ? { type: "image", mediaType } : { type: "image" });
-    output =
-      split.other.length === 0 ? scrubBinary(split.text) : scrubBinary(items.filter((i) => !isImageItem(i)));
-    exitCode = parseExitCode(split.text);
-  } else if (isRecord(raw) && ("content" in raw || "success" in raw)) {
-    const content = raw["content"];
-    output = scrubBinary(typeof content === "string" ? content : (content ?? ""));
-    if (typeof content === "string") exitCode = parseExitCode(content);
-    isError = bool(raw["success"]) === false;
-  } else {
-    output = scrubBinary(raw ?? "");
-  }
-  const block: TranscriptBlock = {
-    type: "tool_result",
-    ...(name ? { name } : {}),
-    ...(isError ? { isError: true } : {}),
-    ...(exitCode !== undefined ? { exitCode } : {}),
-    output,
-  };
-  return [block, ...images];
-}
-
-function isImageItem(item: unknown): boolean {
-  return isRecord(item) && typeof item["type"] === "string" && /image/i.test(item["type"]);
-}
-
-function wrappedExitCode(raw: string): number | undefined {
-  if (!raw.startsWith("{") || !raw.includes("exit_code")) return undefined;
-  const parsed = parseJson(raw);
-  if (!parsed.ok || !isRecord(parsed.value)) return undefined;
-  return num(obj(parsed.value["metadata"])["exit_code"]);
-}
-
-/** Reads a session_meta payload; undefined without a thread id. */
-export function readSessionMeta(payload: JsonObject, at: number | null): CodexSessionMeta | undefined {
-  const threadId = str(payload["id"]) ?? str(payload["session_id"]);
-  if (!threadId) return undefined;
-  const git = obj(payload["git"]);
-  const source = payload["source"];
-  const rawSubagent = isRecord(source) ? source["subagent"] : undefined;
-  const spawn = obj(obj(rawSubagent)["thread_spawn"]);
-  const subagentKind =
-    typeof rawSubagent === "string"
-      ? rawSubagent
-      : isRecord(rawSubagent)
-        ? Object.keys(rawSubagent)[0]
-        : undefined;
-  const sourceName =
-    typeof source === "string"
-      ? source
-      : isRecord(source)
-        ? (Object.keys(source)[0] ?? undefined)
-        : undefined;
-  const fields: Partial<CodexSessionMeta> = {
-    sessionId: str(payload["session_id"]),
-    cwd: str(payload["cwd"]),
-    gitBranch: str(git["branch"]),
-    gitCommit: str(git["commit_hash"]),
-    repositoryUrl: str(git["repository_url"]),
-    cliVersion: str(payload["cli_version"]),
-    originator: str(payload["originator"]),
-    source: sourceName,
-    subagentKind,
-    threadSource: str(payload["thread_source"]),
-    parentThreadId: str(spawn["parent_thread_id"]) ?? str(payload["parent_thread_id"]),
-    forkedFromId: str(payload["forked_from_id"]),
-    agentNickname: str(spawn["agent_nickname"]) ?? str(payload["agent_nickname"]),
-    agentRole: str(spawn["agent_role"]) ?? str(payload["agent_role"]),
-    agentPath: str(spawn["agent_path"]) ?? str(payload["agent_path"]),
-    depth: num(spawn["depth"]),
-    modelProvider: str(payload["model_provider"]),
-  };
-  const meta: CodexSessionMeta = { threadId, at: parseTimestamp(payload["timestamp"]) ?? at };
-  for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined) (meta as unknown as Record<string, unknown>)[key] = value;
-  }
-  return meta;
 }

@@ -15,7 +15,7 @@
  * `transcript:codex:<threadId>:<offset>[.<n>]`, cursor the line's offset.
  */
 import path from "node:path";
-import { agentRoots, type Env } from "../../config/paths.js";
+import { agentRoots, type Env } from "../../platform/paths.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
 import {
   JsonlFileSource,
@@ -36,6 +36,7 @@ import {
   type CodexTitleRecord,
   type CodexTurnRecord,
 } from "./record.js";
+import { conversationId, transcriptHitId } from "../ids.js";
 
 export const CODEX_SOURCE = "codex";
 export const CODEX_AGENT = "codex";
@@ -99,7 +100,7 @@ class CodexFileParser implements JsonlParser {
   ) {
     const fromName = codexThreadIdFromPath(context.path);
     this.thread = fromName ?? path.basename(context.path).replace(/\.jsonl(\.zst)?$/, "");
-    this.conversationId = `codex:${this.thread}`;
+    this.conversationId = conversationId(CODEX_AGENT, this.thread);
     const saved = snapshot as CodexSnapshot | null;
     this.parser = createCodexRolloutParser(fromName, saved?.parser);
     this.candidate = saved?.candidate ?? null;
@@ -247,7 +248,7 @@ class CodexFileParser implements JsonlParser {
       project: this.resolver.resolve(meta.cwd) ?? this.conversation.project,
       // The spawning thread for subagents, else the thread a fork copied, else (review,
       // compaction and guardian threads) the root thread they ran for.
-      parent: parentOf ? `codex:${parentOf.toLowerCase()}` : this.conversation.parent,
+      parent: parentOf ? conversationId(CODEX_AGENT, parentOf.toLowerCase()) : this.conversation.parent,
       branch: meta.gitBranch ?? this.conversation.branch ?? null,
     };
     this.conversation = { ...this.conversation, ...change };
@@ -281,7 +282,7 @@ class CodexFileParser implements JsonlParser {
     const key = keyOf(offset, index);
     const out: SourceRecord = {
       sourceKey: `${this.thread}:${key}`,
-      hitId: `transcript:${CODEX_AGENT}:${this.thread}:${key}`,
+      hitId: transcriptHitId(CODEX_AGENT, this.thread, key),
       conversation: this.conversation,
       at,
       role: record.turn.role,

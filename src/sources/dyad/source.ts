@@ -27,9 +27,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Statement } from "better-sqlite3";
-import { agentRoots, type Env } from "../../config/paths.js";
-import type { Config } from "../../config/schema.js";
-import { chatConversationId } from "../../core/kinds.js";
+import { agentRoots, type Env } from "../../platform/paths.js";
 import { openSourceDatabase, type Db } from "../../store/open.js";
 import { resolveProject } from "../../platform/project.js";
 import type {
@@ -42,6 +40,7 @@ import type {
   SourceRecord,
 } from "../types.js";
 import { emptyBatch } from "../types.js";
+import { chatConversationId, chatHitId } from "../ids.js";
 
 export const DYAD_AGENT = "dyad";
 /** The source name of Dyad's own userData database. */
@@ -57,6 +56,13 @@ export const RECONCILE_INTERVAL_MS = 30_000;
 /** A database that is missing or unreadable is looked for again this often. */
 const REOPEN_INTERVAL_MS = 30_000;
 
+/** config.json's Dyad settings (sources.dyad, dyadDatabases, dyadAppsDir). */
+export interface DyadSettings {
+  dyad: boolean;
+  dyadDatabases: string[];
+  dyadAppsDir?: string | undefined;
+}
+
 export interface DyadDatabase {
   /** Source name: `dyad` for Dyad's own database, `dyad-<hash>` for a registered one. */
   name: string;
@@ -66,14 +72,15 @@ export interface DyadDatabase {
 }
 
 /** The Dyad-shaped databases of this machine: Dyad's userData sqlite.db and config's registered ones. */
-export function dyadDatabases(env: Env, config: Config): DyadDatabase[] {
+export function dyadDatabases(env: Env, settings: DyadSettings | { sources: DyadSettings }): DyadDatabase[] {
+  const config = "sources" in settings ? settings.sources : settings;
   const home = env.HOME || process.env.HOME || "/";
   const expand = (p: string) =>
     path.resolve(p === "~" ? home : p.startsWith("~/") ? path.join(home, p.slice(2)) : p);
-  const appsDir = expand(config.sources.dyadAppsDir ?? path.join(home, "dyad-apps"));
+  const appsDir = expand(config.dyadAppsDir ?? path.join(home, "dyad-apps"));
   const own = path.join(agentRoots(env).dyadUserData, "sqlite.db");
   const out: DyadDatabase[] = [{ name: DYAD_SOURCE, file: own, appsDir }];
-  for (const file of config.sources.dyadDatabases) {
+  for (const file of config.dyadDatabases) {
     const resolved = expand(file);
     if (out.some((d) => d.file === resolved)) continue;
     out.push({ name: dyadSourceName(resolved), file: resolved, appsDir });
@@ -82,16 +89,19 @@ export function dyadDatabases(env: Env, config: Config): DyadDatabase[] {
 }
 
 /** The databases indexed as sources: Dyad's own unless config turns it off, and every registered one. */
-export function indexedDyadDatabases(env: Env, config: Config): DyadDatabase[] {
-  return dyadDatabases(env, config).filter((d) => d.name !== DYAD_SOURCE || config.sources.dyad);
+export function indexedDyadDatabases(
+  env: Env,
+  settings: DyadSettings | { sources: DyadSettings },
+): DyadDatabase[] {
+  const on = "sources" in settings ? settings.sources.dyad : settings.dyad;
+  return dyadDatabases(env, settings).filter((d) => d.name !== DYAD_SOURCE || on);
 }
 
 export function dyadSourceName(file: string): string {
   return `dyad-${createHash("sha256").update(file).digest("hex").slice(0, 8)}`;
 }
 
-export const chatHitId = (source: string, chatId: number, messageId: number) =>
-  `chat:${source}:${chatId}:${messageId}`;
+export { chatConversationId, chatHitId };
 
 /** The canonical project of an app folder (absolute, or relative to the apps folder). */
 export function appProject(appPath: string, appsDir: string): string {

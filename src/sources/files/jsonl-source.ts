@@ -11,7 +11,6 @@ import type {
   Source,
   SourceBatch,
   SourceCheckpoint,
-  SourceProgress,
   SourceRecord,
   TitleClaim,
   WatchHooks,
@@ -28,10 +27,28 @@ import {
   sameTail,
   tailHash,
 } from "./head.js";
-import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine, type OversizedLine } from "./jsonl-reader.js";
+import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine } from "./jsonl-reader.js";
 import { FolderWatch } from "./folder-watch.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
 import { ioRetryAt, isMissing, isSystemError } from "../shared/io-retry.js";
+import {
+  isCompressed,
+  openBytes,
+  parseState,
+  readFromStart,
+  type FileState,
+  type Found,
+  type Live,
+  type Tracked,
+} from "./jsonl-state.js";
+import {
+  assignTimes,
+  countRewritten,
+  countUnreadable,
+  markBatch,
+  rewindBatch,
+  unreadablePaths,
+} from "./jsonl-batch.js";
 
 /** New-file discovery repeats this long after the previous sweep started (the spec's 30 s). */
 export const DISCOVERY_INTERVAL_MS = 30_000;
@@ -124,119 +141,6 @@ export interface JsonlSourceSpec {
    */
   snapshotSurvivesReread?: boolean;
   maxLineBytes?: number;
-}
-
-/** What a file checkpoint's `state` column holds. */
-interface FileState {
-  v: 1;
-  /** The path read last (one of the key's candidates). */
-  path: string;
-  /** The name raw chunks are retained under: the first path this logical file was read from. */
-  rawFile: string;
-  conversation: string;
-  epoch: number;
-  /** Every byte before this was read (parsed or discarded) and retained. */
-  readEnd: number;
-  /** Retained extent in this epoch (can run ahead of readEnd after a rebuild). */
-  rawEnd: number;
-  /** Carried when the checkpoint offset sits inside an oversized line. */
-  discarding: OversizedLine | null;
-  /** Compressed files: decoded to their end at the recorded size and mtime. */
-  complete: boolean;
-  /** Plain files: the hash of the bytes before readEnd (head.ts tailHash), checked before reading on. */
-  tail?: string | null;
-  gone: boolean;
-  /**
-   * Drained at its end while it could still grow (written to within SETTLE_MS): the parser may
-   * hold records until it settles, so the file is polled again then, changed or not.
-   */
-  unsettled?: true;
-  parser: unknown;
-  learned?: unknown;
-}
-
-interface Live {
-  path: string;
-  bytes: ByteSource | null;
-  parser: JsonlParser;
-  readEnd: number;
-  discarding: OversizedLine | null;
-  committedOffset: number;
-  /** Lines ending at or before this were counted by an earlier read. */
-  countedEnd: number;
-  storedSize: number;
-  storedMtime: number;
-  state: FileState;
-}
-
-/** A file to be read from its first byte, in the epoch and retained extent `kept` names. */
-function readFromStart(
-  path: string,
-  bytes: ByteSource | null,
-  parser: JsonlParser,
-  kept: Pick<FileState, "v" | "rawFile" | "epoch" | "rawEnd"> & Partial<FileState>,
-): Live {
-  return {
-    path,
-    bytes,
-    parser,
-    readEnd: 0,
-    discarding: null,
-    committedOffset: -1,
-    countedEnd: 0,
-    storedSize: 0,
-    storedMtime: 0,
-    state: {
-      ...kept,
-      path,
-      conversation: parser.conversationId,
-      readEnd: 0,
-      discarding: null,
-      complete: false,
-      gone: false,
-      parser: null,
-    },
-  };
-}
-
-interface Tracked {
-  key: string;
-  candidates: Map<string, number>;
-  live: Live | null;
-  /** Stored size and mtime of the last checkpoint this process wrote or loaded. */
-  size: number | null;
-  mtime: number | null;
-  gone: boolean;
-  /** Last known logical backlog in bytes. */
-  pending: number;
-  /** The size and mtime at which the file was last found unreadable (counted once each). */
-  unreadable: string | null;
-  /** After a failed read system call: when the file is tried again though unchanged (0: no retry due). */
-  retryAt: number;
-  /** Consecutive failed read system calls, for the backoff. */
-  ioFailures: number;
-}
-
-interface Found {
-  path: string;
-  size: number;
-  mtime: number;
-}
-
-const isCompressed = (file: string) => file.endsWith(".zst");
-
-function openBytes(file: string): ByteSource & { mtimeMs: number } {
-  return isCompressed(file) ? new ZstdByteSource(file) : new FileByteSource(file);
-}
-
-function parseState(checkpoint: SourceCheckpoint | undefined): FileState | null {
-  if (!checkpoint?.state) return null;
-  try {
-    const state = JSON.parse(checkpoint.state) as FileState;
-    return state && state.v === 1 ? state : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -606,136 +510,168 @@ export class JsonlFileSource implements Source {
       this.closeLive(t);
       live = null;
     }
+    const opened = found
+      ? this.reopenPresent(t, view, batch, cp, state, live, found)
+      : this.reopenDeleted(t, view, batch, cp, state, live);
+    if (!opened) return { bytes: 0, more: false };
+    t.live = opened.live;
+    return this.readOpened(t, batch, opened, found !== null, limits);
+  }
 
-    let bytes: ByteSource;
-    let storedSize: number;
-    let mtime: number;
-    let head: string | null = cp?.headHash ?? null;
-    let replayEnd: number | null = null;
-    if (!found) {
-      // The CLI deleted the file. Its records stay. Bytes retained but not parsed yet (after a
-      // rebuild, or lines held at the deletion) are replayed from the retained chunks.
-      const rawFile = state?.rawFile ?? [...t.candidates.keys()][0] ?? t.key;
-      // A parser that kept a record until its file settled (the snapshot) drains it now.
-      const holding = state?.unsettled === true && cp !== undefined;
-      const extent =
-        view.retainedExtent(this.name, rawFile, 0) ??
-        (holding ? { epoch: state.epoch, start: cp.offset, end: cp.offset } : null);
-      const sameEpoch = state !== null && cp !== undefined && extent !== null && state.epoch === extent.epoch;
-      if (!extent || (sameEpoch && cp!.offset >= extent.end && !live?.parser.heldFrom() && !holding)) {
-        if (state && cp && !state.gone) {
-          batch.checkpoints.push({ ...cp, state: JSON.stringify({ ...state, gone: true }) });
-        }
-        this.closeLive(t);
-        this.setGone(t, true);
-        t.pending = 0;
-        return { bytes: 0, more: false };
+  /**
+   * A file the CLI deleted. Its records stay. Bytes retained but not parsed yet (after a
+   * rebuild, or lines held at the deletion) are replayed from the retained chunks; null when
+   * there are none.
+   */
+  private reopenDeleted(
+    t: Tracked,
+    view: IndexView,
+    batch: SourceBatch,
+    cp: SourceCheckpoint | undefined,
+    state: FileState | null,
+    live: Live | null,
+  ): Opened | null {
+    const rawFile = state?.rawFile ?? [...t.candidates.keys()][0] ?? t.key;
+    // A parser that kept a record until its file settled (the snapshot) drains it now.
+    const holding = state?.unsettled === true && cp !== undefined;
+    const extent =
+      view.retainedExtent(this.name, rawFile, 0) ??
+      (holding ? { epoch: state.epoch, start: cp.offset, end: cp.offset } : null);
+    const sameEpoch = state !== null && cp !== undefined && extent !== null && state.epoch === extent.epoch;
+    if (!extent || (sameEpoch && cp!.offset >= extent.end && !live?.parser.heldFrom() && !holding)) {
+      if (state && cp && !state.gone) {
+        batch.checkpoints.push({ ...cp, state: JSON.stringify({ ...state, gone: true }) });
       }
-      const epoch = extent.epoch;
-      bytes = new CallbackByteSource(extent.end, (position, length) =>
-        view.readRetained(this.name, rawFile, epoch, position, length),
-      );
-      storedSize = t.size ?? 0;
-      mtime = t.mtime ?? 0;
-      if (live && (live.path !== rawFile || live.state.epoch !== epoch)) {
-        this.closeLive(t);
-        live = null;
-      }
-      live?.bytes?.close();
-      live ??= this.start(t, view, batch, sameEpoch ? cp : undefined, sameEpoch ? state : null, {
-        path: rawFile,
-        rawFile,
-        epoch,
-        rawEnd: extent.end,
-        mtime,
-        bytes,
-      });
-      live.bytes = bytes;
-      live.state.gone = true;
-      replayEnd = extent.end;
-      if (live.readEnd < extent.start) {
-        // The oldest chunks were pruned by the retention bound: replay what is left, unless
-        // every byte was read once already (only held lines remain, their start pruned, and
-        // their record was emitted as it stood): from their middle they would make a second one.
-        live.readEnd = sameEpoch && state!.readEnd >= extent.end ? extent.end : extent.start;
-        live.discarding = null;
-      }
-    } else {
-      this.setGone(t, false);
-      storedSize = found.size;
-      mtime = found.mtime;
-      const reuse =
-        live?.bytes instanceof ZstdByteSource &&
-        live.path === found.path &&
-        live.storedSize === found.size &&
-        live.storedMtime === found.mtime;
-      if (reuse) {
-        bytes = live!.bytes!;
-      } else {
-        live?.bytes?.close();
-        if (live) live.bytes = null;
-        try {
-          bytes = openBytes(found.path);
-        } catch (error) {
-          // Deleted since it was listed: the next poll sees it gone. Anything else (EACCES: a
-          // transcript another user owns) is unreadable(): counted, retried after a backoff, and
-          // no longer taken as a change on every sweep, which kept a backfill from ever ending.
-          if (isMissing(error)) return { bytes: 0, more: false };
-          throw error;
-        }
-      }
-      const unchanged =
-        state !== null &&
-        cp !== undefined &&
-        cp.size === found.size &&
-        cp.mtime === found.mtime &&
-        state.path === found.path &&
-        !state.gone &&
-        !state.unsettled &&
-        (isCompressed(found.path)
-          ? state.complete
-          : state.readEnd >= found.size && cp.offset >= state.readEnd);
-      if (unchanged && !live) {
-        bytes.close();
-        t.size = found.size;
-        t.mtime = found.mtime;
-        t.pending = 0;
-        return { bytes: 0, more: false };
-      }
-      live ??= this.start(t, view, batch, cp, state, {
-        path: found.path,
-        rawFile: state?.rawFile ?? found.path,
-        epoch: state?.epoch ?? 0,
-        rawEnd: state?.rawEnd ?? 0,
-        mtime: found.mtime,
-        bytes,
-      });
-      live.bytes = bytes;
-      live.storedSize = found.size;
-      live.storedMtime = found.mtime;
-      if (!reuse) {
-        // A shrunk or replaced file is re-read from the start in a new epoch.
-        const shrunk = !isCompressed(found.path) && bytes.size !== null && bytes.size < live.readEnd;
-        const rewritten =
-          shrunk ||
-          !sameHead(bytes, cp?.headHash) ||
-          (!isCompressed(found.path) && state?.path === found.path && !sameTail(bytes, state.tail));
-        if (cp && rewritten) {
-          live = this.replace(t, live, batch, found.path, bytes, found.mtime);
-          head = null;
-        }
-        if ((parseHeadHash(head)?.length ?? 0) < HEAD_BYTES) {
-          const first = readHead(bytes, HEAD_BYTES);
-          if (first.length > 0) head = headHash(first);
-        }
-      }
-      live.path = found.path;
-      live.state.path = found.path;
-      live.state.gone = false;
+      this.closeLive(t);
+      this.setGone(t, true);
+      t.pending = 0;
+      return null;
     }
+    const epoch = extent.epoch;
+    const bytes = new CallbackByteSource(extent.end, (position, length) =>
+      view.readRetained(this.name, rawFile, epoch, position, length),
+    );
+    const storedSize = t.size ?? 0;
+    const mtime = t.mtime ?? 0;
+    if (live && (live.path !== rawFile || live.state.epoch !== epoch)) {
+      this.closeLive(t);
+      live = null;
+    }
+    live?.bytes?.close();
+    live ??= this.start(t, view, batch, sameEpoch ? cp : undefined, sameEpoch ? state : null, {
+      path: rawFile,
+      rawFile,
+      epoch,
+      rawEnd: extent.end,
+      mtime,
+      bytes,
+    });
+    live.bytes = bytes;
+    live.state.gone = true;
+    if (live.readEnd < extent.start) {
+      // The oldest chunks were pruned by the retention bound: replay what is left, unless
+      // every byte was read once already (only held lines remain, their start pruned, and
+      // their record was emitted as it stood): from their middle they would make a second one.
+      live.readEnd = sameEpoch && state!.readEnd >= extent.end ? extent.end : extent.start;
+      live.discarding = null;
+    }
+    return { live, bytes, storedSize, mtime, head: cp?.headHash ?? null, replayEnd: extent.end };
+  }
 
-    t.live = live;
+  /**
+   * A file that is there: unchanged since its checkpoint (null), appended to (read on from the
+   * checkpoint), or shrunk or rewritten (read again from its start as a new version).
+   */
+  private reopenPresent(
+    t: Tracked,
+    view: IndexView,
+    batch: SourceBatch,
+    cp: SourceCheckpoint | undefined,
+    state: FileState | null,
+    live: Live | null,
+    found: Found,
+  ): Opened | null {
+    let bytes: ByteSource;
+    let head: string | null = cp?.headHash ?? null;
+    this.setGone(t, false);
+    const reuse =
+      live?.bytes instanceof ZstdByteSource &&
+      live.path === found.path &&
+      live.storedSize === found.size &&
+      live.storedMtime === found.mtime;
+    if (reuse) {
+      bytes = live!.bytes!;
+    } else {
+      live?.bytes?.close();
+      if (live) live.bytes = null;
+      try {
+        bytes = openBytes(found.path);
+      } catch (error) {
+        // Deleted since it was listed: the next poll sees it gone. Anything else (EACCES: a
+        // transcript another user owns) is unreadable(): counted, retried after a backoff, and
+        // no longer taken as a change on every sweep, which kept a backfill from ever ending.
+        if (isMissing(error)) return null;
+        throw error;
+      }
+    }
+    const unchanged =
+      state !== null &&
+      cp !== undefined &&
+      cp.size === found.size &&
+      cp.mtime === found.mtime &&
+      state.path === found.path &&
+      !state.gone &&
+      !state.unsettled &&
+      (isCompressed(found.path) ? state.complete : state.readEnd >= found.size && cp.offset >= state.readEnd);
+    if (unchanged && !live) {
+      bytes.close();
+      t.size = found.size;
+      t.mtime = found.mtime;
+      t.pending = 0;
+      return null;
+    }
+    live ??= this.start(t, view, batch, cp, state, {
+      path: found.path,
+      rawFile: state?.rawFile ?? found.path,
+      epoch: state?.epoch ?? 0,
+      rawEnd: state?.rawEnd ?? 0,
+      mtime: found.mtime,
+      bytes,
+    });
+    live.bytes = bytes;
+    live.storedSize = found.size;
+    live.storedMtime = found.mtime;
+    if (!reuse) {
+      // A shrunk or replaced file is re-read from the start in a new epoch.
+      const shrunk = !isCompressed(found.path) && bytes.size !== null && bytes.size < live.readEnd;
+      const rewritten =
+        shrunk ||
+        !sameHead(bytes, cp?.headHash) ||
+        (!isCompressed(found.path) && state?.path === found.path && !sameTail(bytes, state.tail));
+      if (cp && rewritten) {
+        live = this.replace(t, live, batch, found.path, bytes, found.mtime);
+        head = null;
+      }
+      if ((parseHeadHash(head)?.length ?? 0) < HEAD_BYTES) {
+        const first = readHead(bytes, HEAD_BYTES);
+        if (first.length > 0) head = headHash(first);
+      }
+    }
+    live.path = found.path;
+    live.state.path = found.path;
+    live.state.gone = false;
+    return { live, bytes, storedSize: found.size, mtime: found.mtime, head, replayEnd: null };
+  }
 
+  /** Reads bounded rounds of an opened file, then checkpoints where its parser stands. */
+  private readOpened(
+    t: Tracked,
+    batch: SourceBatch,
+    opened: Opened,
+    present: boolean,
+    limits: { bytes: number; records: number; expired: () => boolean; now: number },
+  ): { bytes: number; more: boolean } {
+    const { live, bytes, storedSize, mtime, head, replayEnd } = opened;
     // Read bounded rounds until the share, the records budget or the time is used.
     const sink = this.sink(batch, live.state.epoch);
     const startRecords = batch.records.length;
@@ -780,7 +716,7 @@ export class JsonlFileSource implements Source {
       sink.lineOffset = live.readEnd;
       sink.counting = true;
       // A clock set wrong can date a file in the future: past SETTLE_MS ahead it counts as settled.
-      unsettled = found !== null && Math.abs(limits.now - mtime) < SETTLE_MS;
+      unsettled = present && Math.abs(limits.now - mtime) < SETTLE_MS;
       live.parser.drain(sink, !unsettled);
     }
     live.countedEnd = Math.max(live.countedEnd, live.readEnd);
@@ -1000,98 +936,19 @@ export class JsonlFileSource implements Source {
   }
 }
 
-/** A file found shrunk or rewritten, counted per source for `recall status`. */
-function countRewritten(batch: SourceBatch): void {
-  batch.counters.rewritten = (batch.counters.rewritten ?? 0) + 1;
-}
-
-/**
- * Counts a file once for each size and mtime at which it cannot be used: unreadable (it failed to
- * open or read) or malformed (its bytes do not decode).
- */
-function countUnreadable(
-  t: Tracked,
-  batch: SourceBatch,
-  size: number,
-  mtime: number,
-  as: "unreadable" | "malformed",
-): void {
-  const at = `${size}:${mtime}`;
-  if (t.unreadable !== at) batch.counters[as] = (batch.counters[as] ?? 0) + 1;
-  t.unreadable = at;
-}
-
-/** The folders and files that cannot be read now: how many, and the first few by name. */
-function unreadablePaths(
-  folders: readonly string[],
-  files: ReadonlyMap<string, string>,
-): SourceProgress["unreadable"] {
-  const count = folders.length + files.size;
-  if (count === 0) return undefined;
-  const paths = [...folders];
-  for (const file of files.values()) {
-    if (paths.length >= UNREADABLE_NAMED) break;
-    paths.push(file);
-  }
-  return { count, paths: paths.slice(0, UNREADABLE_NAMED) };
-}
-
-/** How many unreadable paths coverage names (the count covers them all). */
-const UNREADABLE_NAMED = 20;
-
-/** Where a batch's lists and counters stood before one file's poll. */
-interface BatchMark {
-  lengths: Map<unknown[], number>;
-  counters: SourceBatch["counters"];
-}
-
-function markBatch(batch: SourceBatch): BatchMark {
-  batch.titleClaims ??= [];
-  const lists: unknown[][] = [
-    batch.records,
-    batch.conversations,
-    batch.aliases,
-    batch.rawChunks,
-    batch.checkpoints,
-    batch.resets,
-    batch.titleClaims,
-  ];
-  return { lengths: new Map(lists.map((list) => [list, list.length])), counters: { ...batch.counters } };
-}
-
-/** Drops what a failed poll added, so nothing of the file is written without its checkpoint. */
-function rewindBatch(batch: SourceBatch, mark: BatchMark): void {
-  for (const [list, length] of mark.lengths) list.splice(length);
-  batch.counters = { ...mark.counters };
+/** A file opened for a poll: its bytes (from disk, or retained ones replayed) and where reading stands. */
+interface Opened {
+  live: Live;
+  bytes: ByteSource;
+  storedSize: number;
+  mtime: number;
+  head: string | null;
+  /** A deleted file's retained end: a gap before it is skipped. */
+  replayEnd: number | null;
 }
 
 interface LineSink extends JsonlSink {
   lineOffset: number;
   counting: boolean;
   times: { offset: number; at: number }[];
-}
-
-/** Sets each raw chunk's first/last record time from the records whose lines start in it. */
-function assignTimes(chunks: RawChunk[], from: number, times: { offset: number; at: number }[]): void {
-  if (times.length === 0 || chunks.length <= from) return;
-  const own = chunks.slice(from);
-  for (const { offset, at } of times) {
-    let lo = 0;
-    let hi = own.length - 1;
-    let hit = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const c = own[mid]!;
-      if (offset < c.offset) hi = mid - 1;
-      else if (offset >= c.offset + c.bytes.length) lo = mid + 1;
-      else {
-        hit = mid;
-        break;
-      }
-    }
-    if (hit < 0) continue;
-    const c = own[hit]!;
-    c.firstAt = c.firstAt === null ? at : Math.min(c.firstAt, at);
-    c.lastAt = c.lastAt === null ? at : Math.max(c.lastAt, at);
-  }
 }
