@@ -75,6 +75,13 @@ describe("a toy source added in one definition and one registry line", () => {
       "claude | codex | opencode | toy | other (the agent bridge and Dyad chats)",
     );
     expect(otherAgents(REGISTRY)).not.toContain("toy");
+    // An agent added after the spec's three is named, and `other` still finds it.
+    const later = [...SOURCES, { ...toy, filter: { own: true, other: true } as const }];
+    expect(agentNames(later)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
+    expect(otherAgents(later)).toEqual(["other", "dyad", "toy"]);
+    expect(agentHelp(later)).toBe(
+      "claude | codex | opencode | toy | other (the agent bridge and Dyad chats, and toy)",
+    );
     expect(transcriptAgents(REGISTRY)).toBe("Claude Code, Codex, opencode, Toy Agent");
     expect(conversationIds(REGISTRY)).toContain("toy:<session>");
     // search_history's own schema keeps the exact contract; the toy registry's has the agent.

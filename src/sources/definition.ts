@@ -31,9 +31,11 @@ export interface SourceDefinition<S extends z.ZodRawShape = z.ZodRawShape> {
   agent: string;
   /**
    * An agent the filter names itself, or one `other` finds (the agent bridge, Dyad's chats);
-   * `label` then says what `other` holds in CLI help.
+   * `label` then says what `other` holds in CLI help. An agent added after the spec's enum
+   * (claude, codex, opencode) is named and found by `other` too (`other: true`): `other` keeps
+   * meaning every agent outside those three.
    */
-  filter: { own: true } | { own: false; label: string };
+  filter: { own: true; other?: true } | { own: false; label: string };
   /** How people name it ("Claude Code"). */
   displayName: string;
   /** A conversation id as `recall export` help shows it ("claude:<session>"); transcript sources only. */

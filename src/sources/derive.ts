@@ -38,7 +38,7 @@ export const agentNames = (definitions: Definitions): [string, ...string[]] => {
 
 /** The document agents `other` finds: the bridge's peers first (their agent is "other"), then the rest. */
 export function otherAgents(definitions: Definitions): string[] {
-  const others = definitions.filter((d) => !d.filter.own).sort(byOtherFirst);
+  const others = definitions.filter((d) => !d.filter.own || d.filter.other === true).sort(byOtherFirst);
   return [...new Set(others.map((d) => d.agent))];
 }
 
@@ -58,7 +58,9 @@ export function agentHelp(definitions: Definitions): string {
     .filter((d) => !d.filter.own)
     .sort(byOtherFirst)
     .map((d) => (d.filter.own ? "" : d.filter.label));
-  return `${agentNames(definitions).join(" | ")} (${labels.join(" and ")})`;
+  const named = definitions.filter((d) => d.filter.own && d.filter.other === true).map((d) => d.agent);
+  const also = named.length > 0 ? `, and ${named.join(", ")}` : "";
+  return `${agentNames(definitions).join(" | ")} (${labels.join(" and ")}${also})`;
 }
 
 /** Whether any source finds history on this machine (`npm start` falls back to a demo otherwise). */
