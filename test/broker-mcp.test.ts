@@ -127,7 +127,7 @@ describe("broker election between recall mcp processes", () => {
     // Give a second election time to (wrongly) happen.
     await new Promise((r) => setTimeout(r, 1500));
     expect(servers.filter(isBroker)).toHaveLength(1);
-    const survivor = first === a ? b! : a!;
+    const survivor = first === a ? b : a;
 
     // The follower only reads; the broker's worker indexes in the background.
     await until("the first transcript indexed", async () => {

@@ -59,7 +59,7 @@ const NORMAL = 1;
 const OFF = 0;
 
 function deadPid(): number {
-  return spawnSync(process.execPath, ["-e", ""]).pid!;
+  return spawnSync(process.execPath, ["-e", ""]).pid;
 }
 
 describe("an unsynced first load", () => {
@@ -191,7 +191,7 @@ describe("an unsynced first load", () => {
     h = await createHarness();
     const db = h.store.db;
     // A killed `recall index`: its marker names a process that is gone, on this boot.
-    const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid!;
+    const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid;
     writeFileSync(markerFile(db.name), JSON.stringify({ pid: dead, boot: currentBoot() }));
     const broker = joinBrokerElection({
       home: h.recallHome,

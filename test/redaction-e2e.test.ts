@@ -11,7 +11,6 @@
  * does not. config.json's allow-list, and redaction off (loud in `recall status`), rebuild the
  * index's text, and nothing of the old text is served once the rebuild is done.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -312,7 +311,7 @@ describe("redaction end to end", () => {
       expect(leaked(page)).toEqual([]);
       expect(page).toContain("[redacted:aws-secret-key]");
     } finally {
-      await (client as Client).close();
+      await client.close();
     }
   });
 

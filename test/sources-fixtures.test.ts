@@ -36,7 +36,7 @@ describe.skipIf(!available)("real CLI fixtures, indexed from a temporary HOME", 
     const home = path.join(REAL_FIXTURES, variant, "home");
     expect(fixtureHomes(REAL_FIXTURES), variant).toContain(home);
     h = await createHarness();
-    copyHome(home!, h.home);
+    copyHome(home, h.home);
     const before = new Map(filesUnder(h.home).map((f) => [f, sha(f)]));
     h.index();
     // Nothing in a CLI's folders is written, renamed or repaired (a -shm beside a WAL

@@ -26,7 +26,7 @@ export const NO_HITS_ANSWER: HistoryAnswer = Object.freeze({
   agent: null,
   model: null,
   sources: [],
-}) as HistoryAnswer;
+});
 
 export const DEFAULT_PROVIDERS: ReadonlyMap<AnswerProviderName, AnswerProvider> = new Map<
   AnswerProviderName,

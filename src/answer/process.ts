@@ -111,7 +111,7 @@ function start(request: ProcessRequest): ChildProcess {
   }
   const child = spawn(request.command, request.args, {
     cwd: request.cwd,
-    env: request.env as NodeJS.ProcessEnv,
+    env: request.env,
     stdio: ["pipe", "pipe", "pipe"],
     // Its own process group, so a timeout can kill everything it started.
     detached: true,

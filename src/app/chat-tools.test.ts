@@ -61,7 +61,7 @@ describe("standalone chat tools (bound to the server's project)", () => {
                 ('x', 'k2', 'x:2', 'transcript', 'claude', 0, 'user', '', 'unrelated', 1)`,
       )
       .run();
-    await backfill(store.db, sources, {
+    backfill(store.db, sources, {
       projectionVersion: PROJECTION_VERSION,
       clock: { now: () => Date.UTC(2026, 5, 1) },
       group: { records: 0, millis: 0 },

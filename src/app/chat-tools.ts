@@ -70,11 +70,8 @@ export function createStandaloneChatTools(
     bound = {
       binding,
       app,
-      searchChats: createSearchChatsTool(
-        history,
-        coverageIndexState(history, binding.source),
-      ) as ToolDefinition,
-      readChat: createReadChatTool(app) as ToolDefinition,
+      searchChats: createSearchChatsTool(history, coverageIndexState(history, binding.source)),
+      readChat: createReadChatTool(app),
     };
     return bound;
   };

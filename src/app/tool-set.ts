@@ -29,7 +29,7 @@ export interface ToolCallRecord {
 export interface ServedToolSet {
   tools: ToolDefinition[];
   /** The audit hook: one content-free line per call (counts and ids, never the query). */
-  onCall(call: ToolCallRecord): void;
+  onCall: (call: ToolCallRecord) => void;
   close(): void;
 }
 

@@ -115,13 +115,14 @@ export function loadConversation(file: string): Conversation {
     const m = /^session_(\d+)$/.exec(key);
     if (!m || !Array.isArray(raw[key])) continue;
     const n = Number(m[1]);
-    const date = String(raw[`session_${n}_date_time`] ?? "");
+    const when = raw[`session_${n}_date_time`];
+    const date = typeof when === "string" ? when : "";
     sessions.push({ n, date, at: parseLocomoDate(date), turns: raw[key] as Turn[] });
   }
   sessions.sort((a, b) => a.n - b.n);
   return {
     name: path.basename(file, ".json"),
-    speakerA: String(raw.speaker_a ?? ""),
+    speakerA: typeof raw.speaker_a === "string" ? raw.speaker_a : "",
     sessions,
     qa: (raw.qa as Qa[]) ?? [],
   };

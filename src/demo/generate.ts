@@ -92,8 +92,7 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
   const text = new TextModel(rng);
   const pool = new CanaryPool(rng);
   const plannedMessages: Partial<Record<DemoSource, number>> = {};
-  for (const src of DEMO_SOURCES)
-    if (specs[src] !== null) plannedMessages[src] = (specs[src] as ResolvedSpec).messages;
+  for (const src of DEMO_SOURCES) if (specs[src] !== null) plannedMessages[src] = specs[src].messages;
   const needleCounts = allocateNeedles(plannedMessages);
   const cliProjects = Math.max(
     1,

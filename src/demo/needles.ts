@@ -106,7 +106,7 @@ export class NeedlePlanner {
   plant(role: "user" | "assistant"): PlantedText {
     const n = this.next++;
     const token = `${this.rng.pick(PREFIXES)}${this.rng.pick(SUFFIXES)}${SOURCE_DIGIT[this.source]}${String(n).padStart(3, "0")}`;
-    const sentence = (this.rng.pick(TEMPLATES) as string).replace("{t}", token);
+    const sentence = this.rng.pick<string>(TEMPLATES).replace("{t}", token);
     const query = pickQuery(this.rng, sentence, token);
     const text = { token, sentence, query };
     this.pendingPlant = { text, role };

@@ -3,7 +3,6 @@ import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
 import { decompressRaw } from "./raw-codec.js";
 import type {
-  CheckpointReader,
   ConversationRef,
   IndexView,
   RetainedChunk,
@@ -150,10 +149,4 @@ interface RawChunkRow {
   offset: number;
   data: Buffer;
   codec: string;
-}
-
-/** @deprecated kept for callers of the first draft: checkpoints only. */
-export function checkpointReader(db: Db): CheckpointReader {
-  const view = indexView(db);
-  return { checkpoint: view.checkpoint, checkpointKeys: view.checkpointKeys };
 }

@@ -238,6 +238,7 @@ const noise = fc
   .array(fc.constantFrom(...NOISE), { minLength: 1, maxLength: 4 })
   .map((a) => ({ kind: "noise" as const, text: a.join("") }));
 
+/* eslint-disable @typescript-eslint/no-unnecessary-type-assertion -- tsc needs these to type letrec's ties; the rule's own suggestion (type arguments) does not compile */
 const { nodes } = fc.letrec<{ node: Node; nodes: Node[] }>((tie) => ({
   node: fc.oneof(
     {
@@ -296,6 +297,7 @@ const { nodes } = fc.letrec<{ node: Node; nodes: Node[] }>((tie) => ({
   ),
   nodes: fc.array(tie("node") as fc.Arbitrary<Node>, { maxLength: 4 }),
 }));
+/* eslint-enable @typescript-eslint/no-unnecessary-type-assertion */
 
 /**
  * Renders one attribute. Quote characters inside values are generated freely, but a raw quote

@@ -92,7 +92,7 @@ export function patchFileNames(patch: string): string[] {
 export function commandText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) {
-    const parts = value as string[];
+    const parts = value;
     const shell = parts[0]!.split(/[\\/]/).pop()!.toLowerCase();
     if (parts.length >= 3 && SHELLS.has(shell) && /^-\w*c$|^\/c$|^-command$/i.test(parts[1]!)) {
       return parts.slice(2).join(" ");

@@ -243,15 +243,12 @@ export interface IndexView {
   retainedUnder(source: string, folder: string): RetainedChunk[];
 }
 
-/** @deprecated use IndexView; kept as the name of the checkpoint part. */
-export type CheckpointReader = Pick<IndexView, "checkpoint" | "checkpointKeys">;
-
 /** Bounds on one batch: rows, bytes and time, plus the spec's per-tick discovery bounds. */
 export interface Budget {
   maxRecords: number;
   maxBytes: number;
   /** True once the batch's time allowance is used: the source wraps up what it has. */
-  expired(): boolean;
+  expired: () => boolean;
   /** Filesystem entries a discovery step may examine (spec: 32 per tick). */
   maxEntries: number;
   /** Session rows per tick of a database source (opencode, SessionDatabaseSource; spec: 32). */

@@ -45,7 +45,9 @@ export const HISTORY_PAGE_SIZE = 16_384;
 
 /** Registers SQL functions the schema's triggers call; every connection recall opens needs them. */
 export function registerFunctions(db: Db): void {
-  db.function("recall_fold", { deterministic: true }, (text: unknown) => foldText(String(text ?? "")));
+  db.function("recall_fold", { deterministic: true }, (text: string | number | bigint | Buffer | null) =>
+    foldText(text === null ? "" : String(text)),
+  );
 }
 
 export function readMeta(db: Db, key: string): string | undefined {

@@ -195,7 +195,7 @@ describe("migration executor", () => {
       stdio: ["ignore", "pipe", "inherit"],
     });
     await new Promise<void>((resolve) =>
-      child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve()),
+      child.stdout.on("data", (d: Buffer) => d.toString().includes("locked") && resolve()),
     );
     const db = openDatabase(file);
     const result = await migrate({

@@ -5,7 +5,7 @@ const caches = new WeakMap<Db, Map<string, Statement>>();
 
 function cached(db: Db, key: string, prepare: () => Statement): Statement {
   let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
+  if (!cache) caches.set(db, (cache = new Map<string, Statement>()));
   let stmt = cache.get(key);
   if (!stmt) cache.set(key, (stmt = prepare()));
   return stmt;

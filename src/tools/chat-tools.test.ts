@@ -520,10 +520,10 @@ describe("hybrid flow and scope", () => {
     const g = createDyadDb(t.dir);
     const seen: string[] = [];
     const original = g.db.prepare.bind(g.db);
-    g.db.prepare = ((sql: string) => {
+    g.db.prepare = (sql: string) => {
       seen.push(sql);
       return original(sql);
-    }) as typeof g.db.prepare;
+    };
     const app = g.app();
     const c = g.chat(app);
     g.message(c, "assistant", "hello", { aiMessagesJson: "{}" });

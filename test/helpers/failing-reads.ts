@@ -30,23 +30,23 @@ export function failReads(file: string, times: number): { failed: () => number; 
   const fds = new Set<number>();
   let failed = 0;
   const restore = patchFs({
-    openSync: ((...args: Parameters<typeof openSync>) => {
+    openSync: (...args: Parameters<typeof openSync>) => {
       const fd = openSync(...args);
       if (args[0] === file) fds.add(fd);
       return fd;
-    }) as typeof openSync,
+    },
     // A closed descriptor's number is reused by the next open: forget it, or another file fails.
-    closeSync: ((fd: number) => {
+    closeSync: (fd: number) => {
       fds.delete(fd);
       closeSync(fd);
-    }) as typeof closeSync,
-    readSync: ((fd: number, ...rest: unknown[]) => {
+    },
+    readSync: (fd: number, ...rest: unknown[]) => {
       if (fds.has(fd) && failed < times) {
         failed += 1;
         throw Object.assign(new Error(`EIO: i/o error, read`), { code: "EIO", errno: -5, syscall: "read" });
       }
       return (readSync as (...a: unknown[]) => number)(fd, ...rest);
-    }) as typeof readSync,
+    },
   });
   return { failed: () => failed, restore };
 }
@@ -56,7 +56,7 @@ export function failOpens(file: string): { failed: () => number; restore: () => 
   const { openSync } = fs;
   let failed = 0;
   const restore = patchFs({
-    openSync: ((...args: Parameters<typeof openSync>) => {
+    openSync: (...args: Parameters<typeof openSync>) => {
       if (args[0] !== file) return openSync(...args);
       failed += 1;
       throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), {
@@ -65,7 +65,7 @@ export function failOpens(file: string): { failed: () => number; restore: () => 
         syscall: "open",
         path: file,
       });
-    }) as typeof openSync,
+    },
   });
   return { failed: () => failed, restore };
 }
@@ -78,7 +78,7 @@ export function failDirs(dir: string): { failed: () => number; restore: () => vo
   const { opendirSync } = fs;
   let failed = 0;
   const restore = patchFs({
-    opendirSync: ((...args: Parameters<typeof opendirSync>) => {
+    opendirSync: (...args: Parameters<typeof opendirSync>) => {
       if (args[0] !== dir) return opendirSync(...args);
       failed += 1;
       throw Object.assign(new Error(`EACCES: permission denied, opendir '${dir}'`), {
@@ -87,7 +87,7 @@ export function failDirs(dir: string): { failed: () => number; restore: () => vo
         syscall: "opendir",
         path: dir,
       });
-    }) as typeof opendirSync,
+    },
   });
   return { failed: () => failed, restore };
 }

@@ -74,7 +74,7 @@ export function startServe(
   });
   let out = "";
   let err = "";
-  proc.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  proc.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -87,7 +87,7 @@ export function startServe(
         new Error(`recall ${args.join(" ")} exited ${code} before serving\nstdout: ${out}\nstderr: ${err}`),
       );
     });
-    proc.stdout!.on("data", (d: Buffer) => {
+    proc.stdout.on("data", (d: Buffer) => {
       out += d.toString();
       const match = /Dashboard: (http:\/\/\S+)/.exec(out);
       if (!match) return;

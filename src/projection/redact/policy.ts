@@ -16,7 +16,7 @@ export interface Redaction {
    */
   readonly fingerprint: string;
   /** `text` with every secret replaced by `[redacted:<detector>]`. */
-  redact(text: string): string;
+  redact: (text: string) => string;
   /** Whether a base64-looking run holds the start of a provider key (bounds.ts keeps it for redact). */
   holdsKeyPrefix(run: string): boolean;
 }
@@ -44,7 +44,7 @@ export function compileRedaction(config: RedactionConfig = DEFAULT_REDACTION_CON
   return {
     enabled: true,
     fingerprint,
-    redact(text) {
+    redact: (text) => {
       let out = text;
       for (const detector of detectors) out = detector.redact(out, allowed);
       return out;

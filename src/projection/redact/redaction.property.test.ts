@@ -85,7 +85,8 @@ const secretSet = fc
         tokenLength,
       );
     while (!looksRandom(token));
-    return [...picked, { detector: "high-entropy", text: token, secret: token } as FakeSecret];
+    const entropy: FakeSecret = { detector: "high-entropy", text: token, secret: token };
+    return [...picked, entropy];
   });
 
 /** Filler that pushes a planted secret into a long output's tail, past the middle it drops. */

@@ -100,7 +100,7 @@ describe("Dyad source (standalone, read-only)", () => {
       tickLater,
       docs,
       db,
-      dyad: dyad!,
+      dyad: dyad,
     };
   };
 

@@ -125,7 +125,7 @@ export interface JsonlSourceSpec {
   name: string;
   agent: string;
   /** Directories the discovery walk starts from. */
-  roots(): string[];
+  roots: () => string[];
   rule: WalkRule;
   /**
    * The logical file a path belongs to (twins such as a Codex rollout and its `.zst` share one
@@ -538,7 +538,7 @@ export class JsonlFileSource implements Source {
       view.retainedExtent(this.name, rawFile, 0) ??
       (holding ? { epoch: state.epoch, start: cp.offset, end: cp.offset } : null);
     const sameEpoch = state !== null && cp !== undefined && extent !== null && state.epoch === extent.epoch;
-    if (!extent || (sameEpoch && cp!.offset >= extent.end && !live?.parser.heldFrom() && !holding)) {
+    if (!extent || (sameEpoch && cp.offset >= extent.end && !live?.parser.heldFrom() && !holding)) {
       if (state && cp && !state.gone) {
         batch.checkpoints.push({ ...cp, state: JSON.stringify({ ...state, gone: true }) });
       }
@@ -572,7 +572,7 @@ export class JsonlFileSource implements Source {
       // The oldest chunks were pruned by the retention bound: replay what is left, unless
       // every byte was read once already (only held lines remain, their start pruned, and
       // their record was emitted as it stood): from their middle they would make a second one.
-      live.readEnd = sameEpoch && state!.readEnd >= extent.end ? extent.end : extent.start;
+      live.readEnd = sameEpoch && state.readEnd >= extent.end ? extent.end : extent.start;
       live.discarding = null;
     }
     return { live, bytes, storedSize, mtime, head: cp?.headHash ?? null, replayEnd: extent.end };
