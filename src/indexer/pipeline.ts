@@ -103,8 +103,8 @@ function startPipeline(
   const worker = new Worker(entry, {
     workerData: init,
     transferList: [port2],
-    // A second heap's default young generation took the 100k backfill's peak RSS from 197 to
-    // about 283 MiB; 8 MB brings it to about 241 MiB.
+    // A second heap with V8's default young generation was most of what the thread added to a
+    // backfill's peak RSS, against the 300 MB bound.
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
   worker.unref();
