@@ -34,24 +34,59 @@ const publish = {
   },
 };
 
+const THREAD = "index-thread.js";
+const THREAD_STAGING = `dist/.thread-${process.pid}`;
+
+/** Moves the indexing thread's bundle into LIVE whole (a rename), as `publish` does the CLI's entry. */
+const publishThread = {
+  name: "publish-thread",
+  writeBundle() {
+    try {
+      mkdirSync(LIVE, { recursive: true });
+      renameSync(path.join(THREAD_STAGING, THREAD), path.join(LIVE, THREAD));
+    } finally {
+      rmSync(THREAD_STAGING, { recursive: true, force: true });
+    }
+  },
+};
+
 /**
  * The CLI bundled from tsc's output (`npm run build` compiles first), which dist/cli/main.js
  * starts when it is current. The import()s stay, so a command loads only the chunks it needs. The
  * layout keeps the relative URLs the code reads files by: ../../package.json from the entry
  * (cli/run.ts) and ../../../src/http/assets/ from a chunk (http/routes/assets.ts).
  */
-export default defineConfig({
-  input: { recall: "dist/cli/run.js" },
-  platform: "node",
-  // Finds its native addon relative to its own files.
-  external: ["better-sqlite3"],
-  plugins: [publish],
-  output: {
-    dir: STAGING,
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "chunks/[name]-[hash].js",
-    // Class and function names (an error's name) stay as written.
-    keepNames: true,
+export default defineConfig([
+  {
+    input: { recall: "dist/cli/run.js" },
+    platform: "node",
+    // Finds its native addon relative to its own files.
+    external: ["better-sqlite3"],
+    plugins: [publish],
+    output: {
+      dir: STAGING,
+      format: "esm",
+      entryFileNames: "[name].js",
+      chunkFileNames: "chunks/[name]-[hash].js",
+      // Class and function names (an error's name) stay as written.
+      keepNames: true,
+    },
   },
-});
+  /**
+   * The backfill pipeline's thread (indexer/pipeline.ts finds it beside the bundle's files): one
+   * file of its own, so the CLI's chunks stay as they were.
+   */
+  {
+    input: { "index-thread": "dist/indexer/index-thread.js" },
+    platform: "node",
+    external: ["better-sqlite3"],
+    plugins: [publishThread],
+    output: {
+      dir: THREAD_STAGING,
+      format: "esm",
+      entryFileNames: "[name].js",
+      inlineDynamicImports: true,
+      keepNames: true,
+    },
+  },
+]);

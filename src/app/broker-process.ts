@@ -68,6 +68,7 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
           rawMaxBytesPerSource: options.config.retention.rawMaxBytesPerSource,
           writer: "broker",
           log,
+          pipeline: { env: options.sourceEnv, config: options.config },
           // Idle: keep common terms' statistics for fresh processes, a bounded slice at a time.
           onIdle: () => {
             const until = performance.now() + IDLE_SLICE_MS;

@@ -91,5 +91,6 @@ export function foregroundWorker(db: Db, env: Env, config: Config): IndexWorker 
     rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
     group: BACKFILL_GROUP,
     writer: "foreground",
+    pipeline: { env, config },
   });
 }

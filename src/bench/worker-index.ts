@@ -1,6 +1,6 @@
 /**
  * Indexing, measured in a process of its own so its peak RSS is the indexer's alone:
- *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction]
+ *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction] [in-thread]
  *   node dist/bench/worker-index.js chats <dbFile> <backupDir>
  * Prints one JSON object (IndexRun) on stdout.
  */
@@ -11,6 +11,7 @@ import { limitHeapGrowth } from "../core/heap.js";
 import { ConfigSchema } from "../config/schema.js";
 import { attachChatSearch } from "../app/attach-chat-search.js";
 import { backfill } from "../indexer/backfill.js";
+import { pipelineHandOver } from "../indexer/pipeline.js";
 import {
   compileRedaction,
   DEFAULT_REDACTION,
@@ -62,25 +63,35 @@ function timedRedaction(): { redaction: Redaction; figures: { ms: number; texts:
   return { redaction, figures };
 }
 
-/** `redact`: false indexes with redaction off (config.json redaction.enabled false), for its cost. */
-async function history(home: string, recallHome: string, redact: boolean): Promise<IndexRun> {
+/**
+ * `redact`: false indexes with redaction off (config.json redaction.enabled false), for its cost.
+ * `threaded`: the sources read and their batches prepared on the pipeline's thread, as `recall
+ * index` does (indexer/pipeline.ts); redact() then runs there, untimed.
+ */
+async function history(
+  home: string,
+  recallHome: string,
+  redact: boolean,
+  threaded: boolean,
+): Promise<IndexRun> {
   limitHeapGrowth(); // as the recall CLI does (not the chat run, which stands for a host app)
   const env = {
     HOME: home,
     XDG_DATA_HOME: path.join(home, ".local", "share"),
     XDG_CONFIG_HOME: path.join(home, ".config"),
   };
-  const config = ConfigSchema.parse({});
+  const config = ConfigSchema.parse(redact ? {} : { redaction: { enabled: false } });
   const store = await openHistoryStore({ home: recallHome, projectionVersion: PROJECTION_VERSION });
   const sources = createSources(env, config);
-  const timed = redact ? timedRedaction() : null;
+  const timed = redact && !threaded ? timedRedaction() : null;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = backfill(store.db, sources, {
     projectionVersion: PROJECTION_VERSION,
-    redaction: timed?.redaction ?? compileRedaction({ enabled: false, patterns: [], allow: [] }),
+    redaction: timed?.redaction ?? compileRedaction(config.redaction),
     clock: systemClock,
     deferReadIndexes: true, // as `recall index` does in the foreground
+    ...(threaded ? { handOver: pipelineHandOver({ env, config }) } : {}),
   });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -135,8 +146,11 @@ async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
   };
 }
 
-const [kind, a, b, option] = process.argv.slice(2);
-const run = kind === "history" ? history(a!, b!, option !== "no-redaction") : chats(a!, b!);
+const [kind, a, b, ...flags] = process.argv.slice(2);
+const run =
+  kind === "history"
+    ? history(a!, b!, !flags.includes("no-redaction"), !flags.includes("in-thread"))
+    : chats(a!, b!);
 run.then(
   (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
   (e: unknown) => {

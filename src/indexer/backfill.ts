@@ -151,6 +151,12 @@ export interface BackfillOptions extends TickOptions {
    * holds the connection for seconds at a million documents.
    */
   deferReadIndexes?: boolean;
+  /**
+   * Hands the ticks over to another producer after the first group if the backfill is not done
+   * by then (pipeline.ts: the sources read and the batches prepared on another thread). A
+   * backlog one group clears never pays for a thread's start-up.
+   */
+  handOver?: ProducerSwitch;
 }
 
 export const BACKFILL_GROUP = { records: 5000, millis: 500 } as const;
@@ -171,10 +177,114 @@ export interface BackfillRun {
   readonly finished: boolean;
 }
 
+/** What a tick reports that decides the backfill's course. */
+export type TickOutcome = Pick<SourceTick, "source" | "idle" | "progress">;
+
+/**
+ * Which sources the next backfill tick polls, and when the backfill is done: every source
+ * reported idle in one tick and has completed one more clean polling sweep than when the
+ * backfill started. Pure, so the pipeline's thread (index-thread.ts) runs it beside its sources.
+ */
+export class TickPlan {
+  /** Clean polling sweeps each source had completed when this backfill started. */
+  private readonly sweepsAtStart = new Map<string, number>();
+  /** Sources done with their part, and when each is polled next (QUIET_SOURCE_POLL_MS). */
+  private readonly quietUntil = new Map<string, number>();
+  private idleSince: number | null = null;
+  private tickStart = 0;
+  private polledAll = true;
+  finished = false;
+
+  constructor(
+    private readonly names: readonly string[],
+    private readonly maxIdle: number,
+  ) {}
+
+  /** The sources the next tick polls. */
+  polled(): Set<string> {
+    this.tickStart = performance.now();
+    const polled = new Set(
+      this.names.filter((n) => !((this.quietUntil.get(n) ?? -Infinity) > this.tickStart)),
+    );
+    this.polledAll = polled.size === this.names.length;
+    return polled;
+  }
+
+  /** Takes in the tick's outcomes; sets `finished`. */
+  observe(ticks: readonly TickOutcome[]): void {
+    // A tick that skipped a source cannot end the backfill: it never saw that source idle.
+    let idle = this.polledAll;
+    for (const tick of ticks) {
+      const sweeps = tick.progress?.cleanSweeps ?? 0;
+      if (!this.sweepsAtStart.has(tick.source)) this.sweepsAtStart.set(tick.source, sweeps);
+      const sourceDone =
+        tick.idle && (tick.progress === null || sweeps > this.sweepsAtStart.get(tick.source)!);
+      if (!sourceDone) idle = false;
+      if (sourceDone) this.quietUntil.set(tick.source, this.tickStart + QUIET_SOURCE_POLL_MS);
+      else this.quietUntil.delete(tick.source);
+    }
+    if (idle) this.finished = true;
+    // Every polled source idle: the next tick polls the quiet ones too.
+    const allIdle = ticks.every((t) => t.idle);
+    if (allIdle) this.quietUntil.clear();
+    if (!allIdle) this.idleSince = null;
+    else if (this.idleSince === null) this.idleSince = performance.now();
+    else if (performance.now() - this.idleSince > this.maxIdle) this.finished = true;
+  }
+}
+
+/**
+ * Where a backfill's ticks come from: this thread's sources (runTick), or the pipeline's thread
+ * (pipeline.ts), whose prepared batches next() writes. Either way each tick is written by the
+ * time next() returns, inside the caller's group transaction.
+ */
+export interface TickProducer {
+  /**
+   * The next tick, written; null when the group should commit now (nothing ready before
+   * `deadline`, or the producer waits for a commit).
+   */
+  next(deadline: number): { ticks: SourceTick[]; finished: boolean } | null;
+  /** The group holding every tick next() returned so far has committed. */
+  committed?(): void;
+  /** Ends the producer (the backfill is done, stopped or failed). */
+  close?(): void;
+}
+
+/** Ticks of this thread's sources, read and written here. */
+export function inThreadTicks(db: Db, sources: readonly Source[], options: BackfillOptions): TickProducer {
+  const plan = new TickPlan(
+    sources.map((s) => s.name),
+    options.maxIdleMillis ?? 30_000,
+  );
+  return {
+    next() {
+      const polled = plan.polled();
+      const ticks = runTick(
+        db,
+        sources.filter((s) => polled.has(s.name)),
+        { ...options, thorough: true },
+      );
+      plan.observe(ticks);
+      return { ticks, finished: plan.finished };
+    },
+  };
+}
+
+/**
+ * Builds the ticks' producer once the first group has committed without finishing (a backlog
+ * worth a thread's start-up): the pipeline (pipeline.ts), which goes back to `inThread` if its
+ * thread fails before handing anything over. Null keeps the in-thread producer.
+ */
+export type ProducerSwitch = (
+  db: Db,
+  options: BackfillOptions,
+  inThread: TickProducer,
+) => TickProducer | null;
+
 /**
  * The state machine of a backfill: bounded ticks back to back (thorough: no cadence
  * throttles other than new-file discovery) until every source reports idle in one tick and
- * has completed one more clean polling sweep than when the backfill started.
+ * has completed one more clean polling sweep than when the backfill started (TickPlan).
  */
 export function startBackfill(db: Db, sources: readonly Source[], options: BackfillOptions): BackfillRun {
   const result: BackfillResult = {
@@ -198,8 +308,9 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   const done = new Map<string, number>();
   const backlog = new Map<string, number>();
   const group = options.group ?? BACKFILL_GROUP;
-  /** Clean polling sweeps each source had completed when this backfill started. */
-  const sweepsAtStart = new Map<string, number>();
+  let producer = inThreadTicks(db, sources, options);
+  const handOver = options.handOver;
+  let switchable = handOver !== undefined && group.records > 0;
   let finished = false;
   const empty = isEmptyIndex(db);
   // Whatever drives it (the worker, a benchmark, a test): records written now are this build's.
@@ -209,17 +320,12 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   }
   const firstLoad: FirstLoad | null = options.deferReadIndexes === true && empty ? beginFirstLoad(db) : null;
   let deferred = options.deferReadIndexes === true && dropReadIndexesIfEmpty(db);
-  let idleSince: number | null = null;
-  const maxIdle = options.maxIdleMillis ?? 30_000;
-  /** Sources done with their part, and when each is polled next (QUIET_SOURCE_POLL_MS). */
-  const quietUntil = new Map<string, number>();
-  const oneTick = (): void => {
-    const now = performance.now();
-    const polled = sources.filter((s) => !((quietUntil.get(s.name) ?? -Infinity) > now));
-    const ticks = runTick(db, polled, { ...options, thorough: true });
+  /** Takes one tick from the producer; false when it had none ready before `deadline`. */
+  const oneTick = (deadline: number): boolean => {
+    const next = producer.next(deadline);
+    if (next === null) return false;
+    const { ticks } = next;
     result.ticks += 1;
-    // A tick that skipped a source cannot end the backfill: it never saw that source idle.
-    let idle = polled.length === sources.length;
     for (const tick of ticks) {
       const summary = result.sources[tick.source]!;
       summary.records += tick.records;
@@ -236,12 +342,6 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
       result.longestBatchMs = Math.max(result.longestBatchMs, tick.ms);
       done.set(tick.source, tick.progress?.doneBytes ?? 0);
       backlog.set(tick.source, tick.progress?.backlogBytes ?? 0);
-      const sweeps = tick.progress?.cleanSweeps ?? 0;
-      if (!sweepsAtStart.has(tick.source)) sweepsAtStart.set(tick.source, sweeps);
-      const sourceDone = tick.idle && (tick.progress === null || sweeps > sweepsAtStart.get(tick.source)!);
-      if (!sourceDone) idle = false;
-      if (sourceDone) quietUntil.set(tick.source, now + QUIET_SOURCE_POLL_MS);
-      else quietUntil.delete(tick.source);
       options.onProgress?.({
         source: tick.source,
         records: summary.records,
@@ -252,15 +352,11 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
       });
     }
     options.onTick?.(ticks);
-    if (idle) finished = true;
-    // Every polled source idle: the next tick polls the quiet ones too.
-    const allIdle = ticks.every((t) => t.idle);
-    if (allIdle) quietUntil.clear();
-    if (!allIdle) idleSince = null;
-    else if (idleSince === null) idleSince = performance.now();
-    else if (performance.now() - idleSince > maxIdle) finished = true;
+    if (next.finished) finished = true;
+    return true;
   };
   const end = (): true => {
+    producer.close?.();
     if (deferred) ensureReadIndexes(db);
     deferred = false;
     firstLoad?.end();
@@ -270,6 +366,7 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
     try {
       return groupStep();
     } catch (error) {
+      producer.close?.();
       // The connection goes on serving (the worker retries): back to the usual durability.
       firstLoad?.end();
       forgetIndexState(db);
@@ -279,7 +376,7 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
   const groupStep = (): boolean => {
     if (finished || options.shouldStop?.()) return end();
     if (group.records <= 0) {
-      oneTick();
+      oneTick(Infinity);
       options.onGroupEnd?.();
       return finished && end();
     }
@@ -290,8 +387,8 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
     const before = result.records;
     db.transaction(() =>
       ftsGroup(db, () => {
-        do oneTick();
         while (
+          oneTick(started + group.millis) &&
           !finished &&
           result.records - before < group.records &&
           performance.now() - started < group.millis &&
@@ -300,7 +397,14 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
         options.onGroupEnd?.();
       }),
     )();
-    return finished && end();
+    producer.committed?.();
+    if (finished) return end();
+    if (switchable) {
+      switchable = false;
+      const next = handOver!(db, { ...options, group }, producer);
+      if (next) producer = next;
+    }
+    return false;
   };
   return {
     step,

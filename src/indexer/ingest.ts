@@ -1,23 +1,10 @@
-import {
-  DEFAULT_REDACTION,
-  projectChatMessage,
-  projectTranscriptTurnBoth,
-  separateCjk,
-  type Redaction,
-} from "../projection/index.js";
+import { DEFAULT_REDACTION, separateCjk, type Redaction } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
 import { getMeta } from "../store/meta.js";
 import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { pluckedStatement, statement } from "../store/statements.js";
-import type {
-  ConversationRef,
-  RawChunk,
-  RecordContent,
-  SourceBatch,
-  SourceRecord,
-  TitleClaim,
-} from "../sources/types.js";
+import type { ConversationRef, SourceBatch, TitleClaim } from "../sources/types.js";
 import {
   endBatchFts,
   flushFts,
@@ -36,33 +23,7 @@ import {
 } from "../store/document-text.js";
 import { loadTombstones, type Tombstones } from "./tombstones.js";
 import { pruneRaw } from "./retention.js";
-import { compressRaw } from "./raw-codec.js";
-
-interface Projected {
-  search: { text: string; truncated: boolean; indexable: boolean };
-  read: { text: string; truncated: boolean };
-  isCompactionSummary: boolean;
-}
-
-/** Both projections of one record, secrets redacted: what the index may hold and what a read may return. */
-export function projectRecord(content: RecordContent, redaction: Redaction = DEFAULT_REDACTION): Projected {
-  if (content.type === "chat") {
-    const input = {
-      role: content.role,
-      content: content.content,
-      isCompactionSummary: content.isCompactionSummary,
-    };
-    const search = projectChatMessage(input, "search", redaction);
-    const read = projectChatMessage(input, "read", redaction);
-    return {
-      search: { text: search.text, truncated: search.truncated, indexable: search.text.length > 0 },
-      read,
-      isCompactionSummary: content.isCompactionSummary,
-    };
-  }
-  const { search, read } = projectTranscriptTurnBoth(content.turn, redaction);
-  return { search, read, isCompactionSummary: content.turn.isCompactionSummary };
-}
+import { prepareBatch, type PreparedBatch, type PreparedChunk, type PreparedRecord } from "./prepare.js";
 
 export interface IngestOptions {
   /** The source the batch came from (stats, retention). */
@@ -269,6 +230,12 @@ interface ConversationWrite {
  * ahead of what it produced. Tombstones left by `recall forget` keep forgotten history out.
  */
 export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions): IngestResult {
+  // Projection and compression, the costliest pure steps, run before the write transaction.
+  return writeBatch(db, prepareBatch(batch, options.redaction), options);
+}
+
+/** The SQL half of ingestBatch: writes a batch prepared by prepareBatch (here or on another thread). */
+export function writeBatch(db: Db, batch: PreparedBatch, options: IngestOptions): IngestResult {
   const result: IngestResult = {
     records: 0,
     documents: 0,
@@ -278,8 +245,6 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
     rawStored: 0,
     pruned: { chunks: 0, bytes: 0 },
   };
-  // Compression is the costliest pure step: do it before the write transaction.
-  const compressed = batch.rawChunks.map((chunk) => compressRaw(chunk.bytes));
   const engine = prepareWriter(db);
   const fts = engine === "fts5";
   // Every document write looks its key up: without the index or its stand-in (a first load
@@ -356,8 +321,7 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
       write.startedAt = write.startedAt === null ? record.at : Math.min(write.startedAt, record.at);
       write.updatedAt = write.updatedAt === null ? record.at : Math.max(write.updatedAt, record.at);
       const shownRecord = conversation === record.conversation ? record : { ...record, conversation };
-      if (writeRecord(db, shownRecord, write, options.projectionVersion, inPlace, fts, redaction))
-        result.documents += 1;
+      if (writeRecord(db, shownRecord, write, options.projectionVersion, inPlace, fts)) result.documents += 1;
       result.records += 1;
     }
     // A record carries its conversation as of its emission, which may predate a title or model
@@ -396,19 +360,19 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
         claimTitle(db, { ...claim, title: redaction.redact(claim.title) });
     }
 
-    batch.rawChunks.forEach((chunk, i) => {
+    for (const chunk of batch.rawChunks) {
       if (tombstones.chunk(chunk, conversations, db)) {
         result.forgotten += 1;
-        return;
+        continue;
       }
-      if (chunk.dedupe && sameRawExists(db, chunk)) return;
-      const { data, codec } = compressed[i]!;
+      if (chunk.dedupe && sameRawExists(db, chunk)) continue;
+      const { data, codec } = chunk;
       statement(db, INSERT_RAW).run(
         chunk.source,
         chunk.file,
         chunk.conversation,
         chunk.offset,
-        chunk.bytes.length,
+        chunk.length,
         options.now,
         data,
         chunk.epoch,
@@ -419,9 +383,9 @@ export function ingestBatch(db: Db, batch: SourceBatch, options: IngestOptions):
         codec,
       );
       result.rawChunks += 1;
-      result.rawBytes += chunk.bytes.length;
+      result.rawBytes += chunk.length;
       result.rawStored += data.length;
-    });
+    }
 
     for (const checkpoint of batch.checkpoints) {
       statement(db, UPSERT_CHECKPOINT).run({ ...checkpoint, updatedAt: options.now });
@@ -510,7 +474,7 @@ function removeSuperseded(
  * is; this one is kept beside it under its key and hit id marked with the version (`~<epoch>`).
  * The same text is the same record (a file rewritten with lines it held before): it stays one.
  */
-function besideEarlierVersion(db: Db, record: SourceRecord, text: string, fts: boolean): SourceRecord {
+function besideEarlierVersion(db: Db, record: PreparedRecord, text: string, fts: boolean): PreparedRecord {
   const conv = record.conversation;
   const key = keyForVersion(db, conv.id, record.sourceKey, record.epoch!, text);
   // This version's own record of the line, written under another key while the line was still
@@ -572,14 +536,14 @@ function refreshChat(db: Db, ref: ConversationRef, inPlace: boolean): void {
   if (reproject) statement(db, REPROJECT_DOCUMENTS).run(ref.project, ref.id, ref.project);
 }
 
-function sameRawExists(db: Db, chunk: RawChunk): boolean {
+function sameRawExists(db: Db, chunk: PreparedChunk): boolean {
   return (
     statement(db, SAME_RAW).get(
       chunk.source,
       chunk.file,
       chunk.epoch,
       chunk.offset,
-      chunk.bytes.length,
+      chunk.length,
       chunk.conversation,
     ) !== undefined
   );
@@ -628,15 +592,14 @@ function mergeRef(a: ConversationRef, b: ConversationRef): ConversationRef {
  */
 function writeRecord(
   db: Db,
-  record: SourceRecord,
+  record: PreparedRecord,
   write: ConversationWrite,
   projectionVersion: number,
   inPlace: boolean,
   fts: boolean,
-  redaction: Redaction,
 ): boolean {
   const conv = record.conversation;
-  const projected = projectRecord(record.content, redaction);
+  const projected = record.projected;
   if ((record.epoch ?? 0) > 0) record = besideEarlierVersion(db, record, projected.read.text, fts);
   const hitId = projected.search.indexable ? record.hitId : null;
   const truncated = projected.read.truncated ? 1 : 0;

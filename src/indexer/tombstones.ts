@@ -26,7 +26,11 @@ export interface Tombstones {
   session(id: string): boolean;
   /** A record to drop: its conversation is forgotten up to its time, or so is one of its participants. */
   record(ref: ConversationRef, at: number, participants?: readonly string[]): boolean;
-  chunk(chunk: RawChunk, known: Map<string, { ref: ConversationRef }>, db: Db): boolean;
+  chunk(
+    chunk: Pick<RawChunk, "firstAt" | "lastAt" | "conversation">,
+    known: Map<string, { ref: ConversationRef }>,
+    db: Db,
+  ): boolean;
 }
 
 const LOAD = `SELECT scope, value, since, until, created_at AS createdAt FROM recall_tombstones`;

@@ -23,6 +23,7 @@ import {
   writtenByNewer,
   type Staleness,
 } from "./derived-versions.js";
+import { pipelineHandOver, type PipelineSpec } from "./pipeline.js";
 import { resetDerivedYielding } from "./rebuild.js";
 import { redactKeptText } from "./redact-kept.js";
 
@@ -166,6 +167,11 @@ export interface WorkerOptions {
   log?: (line: string) => void;
   /** Bounded work for idle cycles, when no source has anything waiting (the broker's term statistics). */
   onIdle?: () => void;
+  /**
+   * What createSources is built from, as plain data: a catch-up (and a reindex's) with more than
+   * a group of work reads and prepares its batches on another thread (pipeline.ts).
+   */
+  pipeline?: PipelineSpec;
 }
 
 export interface WorkProgress {
@@ -436,6 +442,9 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
   ): Promise<BackfillResult> => {
     const started = performance.now();
     let result: BackfillResult;
+    /** The pipeline's thread read on from this process's sources, whose positions are now behind. */
+    let handedOver = false;
+    const pipeline = options.pipeline ? pipelineHandOver(options.pipeline) : null;
     try {
       result = await backfillYielding(options.db, ensureSources(), {
         ...tickOptions(),
@@ -448,11 +457,25 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         },
         onGroupEnd: () => tracker.publish(),
         shouldStop: () => closing,
+        ...(pipeline
+          ? {
+              handOver: (db, o, inThread) => {
+                const producer = pipeline(db, o, inThread);
+                handedOver ||= producer !== null;
+                return producer;
+              },
+            }
+          : {}),
       });
     } catch (error) {
       // As after a failed cycle: the group rolled back, whichever source's batch failed.
       for (const source of sources ?? []) failedSources.add(source.name);
       throw error;
+    } finally {
+      if (handedOver) {
+        for (const source of sources ?? []) source.close?.();
+        sources = null;
+      }
     }
     figures.records += result.records;
     tracker.lastRun = {

@@ -1,0 +1,146 @@
+/**
+ * The pipeline's thread (pipeline.ts): builds its own sources and a read-only connection, runs
+ * the backfill's ticks — nextBatch, then prepareBatch (projection, redaction, compression) — and
+ * posts each prepared tick to the writer, at most a few ticks ahead of it.
+ */
+import { performance } from "node:perf_hooks";
+import { workerData } from "node:worker_threads";
+import { systemClock } from "../core/clock.js";
+import { compileRedaction } from "../projection/index.js";
+import { createSources } from "../sources/registry.js";
+import type { Budget, SourceBatch } from "../sources/types.js";
+import { openDatabase } from "../store/open.js";
+import { TickPlan } from "./backfill.js";
+import { indexView } from "./checkpoints.js";
+import { pendingView } from "./pending-view.js";
+import { SLOT, type ThreadBatch, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
+import { prepareBatch } from "./prepare.js";
+
+const init = workerData as ThreadInit;
+const slots = new Int32Array(init.shared);
+
+/** The writer ended the pipeline (done, stopped, failed): leave quietly. */
+class Stopped extends Error {}
+
+const stopped = () => Atomics.load(slots, SLOT.stop) !== 0;
+
+/** Blocks until `slot` holds at least `value`. */
+function waitFor(slot: number, value: number): void {
+  for (;;) {
+    const now = Atomics.load(slots, slot);
+    if (now >= value) return;
+    if (stopped()) throw new Stopped();
+    Atomics.wait(slots, slot, now, 100);
+  }
+}
+
+/** Retained bytes a pending batch may change are read once the writer has committed it. */
+function waitCommitted(seq: number): void {
+  if (Atomics.load(slots, SLOT.committed) >= seq) return;
+  Atomics.store(slots, SLOT.drain, seq);
+  Atomics.notify(slots, SLOT.produced);
+  waitFor(SLOT.committed, seq);
+}
+
+/** Ticks posted and not yet taken by the writer, with their approximate size. */
+const inFlight: { seq: number; bytes: number }[] = [];
+
+/** Back-pressure: waits while the queue holds its bound of ticks or bytes. */
+function waitForRoom(): void {
+  for (;;) {
+    const received = Atomics.load(slots, SLOT.received);
+    while (inFlight.length > 0 && inFlight[0]!.seq <= received) inFlight.shift();
+    let bytes = 0;
+    for (const t of inFlight) bytes += t.bytes;
+    if (inFlight.length < init.queue.ticks && bytes < init.queue.bytes) return;
+    if (stopped()) throw new Stopped();
+    Atomics.wait(slots, SLOT.received, received, 100);
+  }
+}
+
+/** An error's code or class name only: messages can quote paths or text. */
+const errorKind = (error: unknown) =>
+  (error as { code?: string })?.code ?? (error as Error)?.name ?? "unknown";
+
+function run(): void {
+  const db = openDatabase(init.file, { readonly: true });
+  const sources = createSources(init.env, init.config);
+  try {
+    const redaction = compileRedaction(init.config.redaction);
+    const view = pendingView(
+      indexView(db),
+      () => Atomics.load(slots, SLOT.committed),
+      waitCommitted,
+      init.config.retention.rawMaxBytesPerSource !== null,
+    );
+    const plan = new TickPlan(
+      sources.map((s) => s.name),
+      init.maxIdleMillis,
+    );
+    const limits = init.limits;
+    for (let seq = 1; !plan.finished; seq++) {
+      waitForRoom();
+      const polled = plan.polled();
+      const read: { source: string; batch: SourceBatch; ms: number }[] = [];
+      for (const source of sources) {
+        if (!polled.has(source.name)) continue;
+        const started = performance.now();
+        const budget: Budget = {
+          maxRecords: limits.maxRecords,
+          maxBytes: limits.maxBytes,
+          maxEntries: limits.maxEntries,
+          maxSessionRows: limits.maxSessionRows,
+          maxFiles: limits.maxFiles,
+          now: systemClock.now(),
+          expired: () => performance.now() - started > limits.maxMillis,
+          thorough: true,
+        };
+        const batch = source.nextBatch(view, budget);
+        view.add(seq, source.name, batch);
+        read.push({ source: source.name, batch, ms: performance.now() - started });
+      }
+      const transfer: ArrayBuffer[] = [];
+      let bytes = 0;
+      const batches = read.map(({ source, batch, ms }): ThreadBatch => {
+        const started = performance.now();
+        const prepared = prepareBatch(batch, redaction);
+        for (const chunk of prepared.rawChunks) {
+          // Moved, not copied: a compressed chunk owns its memory; a stored one (under 1 KiB)
+          // may be a view of a buffer the source keeps, so it travels as a copy of its own.
+          const own =
+            chunk.codec !== "none" &&
+            chunk.data.byteOffset === 0 &&
+            chunk.data.byteLength === chunk.data.buffer.byteLength &&
+            chunk.data.buffer instanceof ArrayBuffer;
+          if (!own) chunk.data = new Uint8Array(chunk.data);
+          transfer.push(chunk.data.buffer as ArrayBuffer);
+          bytes += chunk.data.byteLength;
+        }
+        for (const r of prepared.records)
+          bytes += 2 * (r.projected.read.text.length + r.projected.search.text.length);
+        return { source, batch: prepared, ms: ms + performance.now() - started };
+      });
+      plan.observe(read.map((r) => ({ source: r.source, idle: r.batch.idle, progress: r.batch.progress })));
+      inFlight.push({ seq, bytes });
+      const message: ThreadMessage = { type: "tick", seq, batches, finished: plan.finished };
+      init.port.postMessage(message, transfer);
+      Atomics.store(slots, SLOT.produced, seq);
+      Atomics.notify(slots, SLOT.produced);
+    }
+  } finally {
+    for (const source of sources) source.close?.();
+    db.close();
+  }
+}
+
+Atomics.store(slots, SLOT.ready, 1);
+try {
+  run();
+} catch (error) {
+  if (!(error instanceof Stopped)) {
+    const message: ThreadMessage = { type: "error", kind: errorKind(error) };
+    init.port.postMessage(message);
+    Atomics.store(slots, SLOT.failed, 1);
+    Atomics.notify(slots, SLOT.produced);
+  }
+}

@@ -1,0 +1,53 @@
+import type { MessagePort } from "node:worker_threads";
+import type { Env } from "../config/paths.js";
+import type { Config } from "../config/schema.js";
+import type { BatchLimits } from "./backfill.js";
+import type { PreparedBatch } from "./prepare.js";
+
+/**
+ * Slots of the Int32Array the writer and the pipeline's thread share. Sequence numbers count
+ * ticks from 1. The writer blocks on them synchronously (Atomics.wait), so a backfill group
+ * stays one synchronous transaction as in-thread.
+ */
+export const SLOT = {
+  /** Ticks the thread has posted. */
+  produced: 0,
+  /** Ticks the writer has taken off the port (the queue's bound counts the rest). */
+  received: 1,
+  /** Ticks whose group has committed (the thread's view drops their overlay). */
+  committed: 2,
+  /** A tick the thread waits to see committed before reading retained bytes back. */
+  drain: 3,
+  /** Set by the writer: the thread ends at its next wait. */
+  stop: 4,
+  /** Set by the thread when it fails (its error message follows on the port). */
+  failed: 5,
+  /** Set by the thread once its modules have loaded. */
+  ready: 6,
+} as const;
+export const SLOT_COUNT = 7;
+
+/** Everything the thread needs, as plain data: it builds its own sources and connection. */
+export interface ThreadInit {
+  /** The index file, opened read-only. */
+  file: string;
+  env: Env;
+  config: Config;
+  limits: BatchLimits;
+  maxIdleMillis: number;
+  /** Ticks and approximate bytes posted but not yet received, at most. */
+  queue: { ticks: number; bytes: number };
+  shared: SharedArrayBuffer;
+  port: MessagePort;
+}
+
+/** One source's batch of a tick, prepared (projected, compressed) on the thread. */
+export interface ThreadBatch {
+  source: string;
+  batch: PreparedBatch;
+  /** nextBatch and prepare, in milliseconds. */
+  ms: number;
+}
+
+export type ThreadMessage =
+  { type: "tick"; seq: number; batches: ThreadBatch[]; finished: boolean } | { type: "error"; kind: string };

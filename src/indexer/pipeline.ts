@@ -1,0 +1,203 @@
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { Env } from "../config/paths.js";
+import type { Config } from "../config/schema.js";
+import { systemClock } from "../core/clock.js";
+import { compileRedaction, DEFAULT_REDACTION } from "../projection/index.js";
+import type { Db } from "../store/open.js";
+import {
+  BATCH_LIMITS,
+  type BackfillOptions,
+  type ProducerSwitch,
+  type SourceTick,
+  type TickProducer,
+} from "./backfill.js";
+import { writeBatch } from "./ingest.js";
+import { SLOT, SLOT_COUNT, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
+
+/** Bytes that crossed threads arrive as a plain Uint8Array: the same memory, as a Buffer. */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** What the pipeline's thread builds its sources from (createSources), as plain data. */
+export interface PipelineSpec {
+  env: Env;
+  config: Config;
+}
+
+/**
+ * The queue between the thread and the writer: ticks prepared but not yet taken, at most. Four
+ * ticks of two-file batches keep the writer fed; 16 MB bounds a run of large batches.
+ */
+export const PIPELINE_QUEUE = { ticks: 4, bytes: 16 * 1024 * 1024 } as const;
+
+/** How long the thread may take to load before the backfill goes on in this thread instead. */
+const START_TIMEOUT_MS = 30_000;
+
+export class IndexingThreadError extends Error {
+  constructor(kind: string) {
+    super(`the indexing thread failed (${kind}); what it read was not written, run the command again`);
+    this.name = "IndexingThreadError";
+  }
+}
+
+/**
+ * The thread's entry beside this module: compiled (dist/indexer/), bundled (dist/bundle/, this
+ * module in the entry or a chunk), or under test from the sources (the compiled one).
+ */
+export function threadEntry(): URL | null {
+  for (const candidate of ["./index-thread.js", "../index-thread.js", "../../dist/indexer/index-thread.js"]) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  return null;
+}
+
+/**
+ * A backfill's hand-over to the pipeline: once its first group has committed without finishing,
+ * the sources are read and the batches prepared (projected, compressed) on another thread while
+ * this one writes. Stays in this thread on a single core, and where the thread cannot see what
+ * this one would: an in-memory index, another clock, another redaction than the spec's.
+ */
+export function pipelineHandOver(spec: PipelineSpec, figures?: PipelineFigures): ProducerSwitch {
+  return (db, options, inThread) => {
+    if (db.memory || options.clock !== systemClock || availableParallelism() < 2) return null;
+    const redaction = options.redaction ?? DEFAULT_REDACTION;
+    if (compileRedaction(spec.config.redaction).fingerprint !== redaction.fingerprint) return null;
+    const entry = threadEntry();
+    return entry
+      ? startPipeline(db, spec, options, entry, inThread, figures ?? { ticks: 0, maxQueued: 0 })
+      : null;
+  };
+}
+
+/** What went through the pipeline: ticks written, and the most ticks ever queued at once. */
+export interface PipelineFigures {
+  ticks: number;
+  maxQueued: number;
+}
+
+function startPipeline(
+  db: Db,
+  spec: PipelineSpec,
+  options: BackfillOptions,
+  entry: URL,
+  inThread: TickProducer,
+  figures: PipelineFigures,
+): TickProducer {
+  const shared = new SharedArrayBuffer(SLOT_COUNT * Int32Array.BYTES_PER_ELEMENT);
+  const slots = new Int32Array(shared);
+  const { port1, port2 } = new MessageChannel();
+  const init: ThreadInit = {
+    file: db.name,
+    env: { ...spec.env },
+    config: spec.config,
+    limits: { ...BATCH_LIMITS, ...options.limits },
+    maxIdleMillis: options.maxIdleMillis ?? 30_000,
+    queue: { ...PIPELINE_QUEUE },
+    shared,
+    port: port2,
+  };
+  const worker = new Worker(entry, {
+    workerData: init,
+    transferList: [port2],
+    // A second heap with V8's default young generation was most of what the thread added to a
+    // backfill's peak RSS, against the 300 MB bound.
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
+  worker.unref();
+  /** Set from the event loop (a yielding backfill sees it between groups). */
+  let gone: string | null = null;
+  worker.on("error", (error) => (gone ??= (error as { code?: string }).code ?? error.name));
+  worker.on("exit", (code) => (gone ??= `exit ${code}`));
+  const startedAt = performance.now();
+  let written = 0;
+  let committed = 0;
+  /**
+   * The thread failed before handing over anything: this thread's sources, which stand where the
+   * committed index does, read on.
+   */
+  let fallback: TickProducer | null = null;
+  let closed = false;
+
+  const fail = (kind: string): null => {
+    if (written > 0) throw new IndexingThreadError(kind);
+    stop();
+    fallback = inThread;
+    return null;
+  };
+
+  const take = (message: ThreadMessage): { ticks: SourceTick[]; finished: boolean } | null => {
+    if (message.type === "error") return fail(message.kind);
+    written = message.seq;
+    figures.ticks += 1;
+    figures.maxQueued = Math.max(figures.maxQueued, Atomics.load(slots, SLOT.produced) - message.seq + 1);
+    // Taken: the thread may prepare the next tick while this one writes.
+    Atomics.store(slots, SLOT.received, message.seq);
+    Atomics.notify(slots, SLOT.received);
+    const ticks = message.batches.map(({ source, batch, ms }): SourceTick => {
+      const started = performance.now();
+      for (const chunk of batch.rawChunks) chunk.data = asBuffer(chunk.data);
+      const ingested = writeBatch(db, batch, {
+        source,
+        projectionVersion: options.projectionVersion,
+        now: options.clock.now(),
+        rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
+        textInPlace: options.textInPlace ?? false,
+        redaction: options.redaction,
+      });
+      return {
+        source,
+        records: ingested.records,
+        documents: ingested.documents,
+        idle: batch.idle,
+        progress: batch.progress,
+        counters: batch.counters,
+        rawBytes: ingested.rawBytes,
+        ms: ms + performance.now() - started,
+      };
+    });
+    return { ticks, finished: message.finished };
+  };
+
+  const stop = (): void => {
+    if (closed) return;
+    closed = true;
+    Atomics.store(slots, SLOT.stop, 1);
+    for (const slot of [SLOT.received, SLOT.committed]) Atomics.notify(slots, slot);
+    port1.close();
+    void worker.terminate().catch(() => {});
+  };
+
+  return {
+    next(deadline) {
+      if (fallback) return fallback.next(deadline);
+      for (;;) {
+        const seen = Atomics.load(slots, SLOT.produced);
+        const got = receiveMessageOnPort(port1);
+        if (got) return take(got.message as ThreadMessage);
+        if (Atomics.load(slots, SLOT.failed) !== 0) return fail("unknown");
+        if (gone !== null) return fail(gone);
+        // The thread waits for a commit before reading retained bytes back: end the group.
+        const drain = Atomics.load(slots, SLOT.drain);
+        if (drain > committed && drain <= written) return null;
+        const now = performance.now();
+        if (Atomics.load(slots, SLOT.ready) === 0 && now - startedAt > START_TIMEOUT_MS) return fail("start");
+        if (now >= deadline) return null;
+        Atomics.wait(slots, SLOT.produced, seen, Math.min(deadline - now, 50));
+      }
+    },
+    committed() {
+      if (fallback) return fallback.committed?.();
+      committed = written;
+      Atomics.store(slots, SLOT.committed, committed);
+      Atomics.notify(slots, SLOT.committed);
+    },
+    close() {
+      stop();
+      fallback?.close?.();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import {
+  DEFAULT_REDACTION,
+  projectChatMessage,
+  projectTranscriptTurnBoth,
+  type Redaction,
+} from "../projection/index.js";
+import type { RawChunk, RecordContent, SourceBatch, SourceRecord } from "../sources/types.js";
+import { compressRaw, type RawCodec } from "./raw-codec.js";
+
+export interface Projected {
+  search: { text: string; truncated: boolean; indexable: boolean };
+  read: { text: string; truncated: boolean };
+  isCompactionSummary: boolean;
+}
+
+/** Both projections of one record, secrets redacted: what the index may hold and what a read may return. */
+export function projectRecord(content: RecordContent, redaction: Redaction = DEFAULT_REDACTION): Projected {
+  if (content.type === "chat") {
+    const input = {
+      role: content.role,
+      content: content.content,
+      isCompactionSummary: content.isCompactionSummary,
+    };
+    const search = projectChatMessage(input, "search", redaction);
+    const read = projectChatMessage(input, "read", redaction);
+    return {
+      search: { text: search.text, truncated: search.truncated, indexable: search.text.length > 0 },
+      read,
+      isCompactionSummary: content.isCompactionSummary,
+    };
+  }
+  const { search, read } = projectTranscriptTurnBoth(content.turn, redaction);
+  return { search, read, isCompactionSummary: content.turn.isCompactionSummary };
+}
+
+/** A record as the writer takes it: its projections instead of its source content. */
+export type PreparedRecord = Omit<SourceRecord, "content"> & { projected: Projected };
+
+/** A raw chunk as the writer takes it: compressed, with its original length. */
+export type PreparedChunk = Omit<RawChunk, "bytes"> & { length: number; data: Uint8Array; codec: RawCodec };
+
+/** A source batch after the pure steps of ingesting it; what is left is SQL (ingest.ts). */
+export type PreparedBatch = Omit<SourceBatch, "records" | "rawChunks"> & {
+  records: PreparedRecord[];
+  rawChunks: PreparedChunk[];
+};
+
+/**
+ * The pure part of ingesting a batch — projection with redaction, raw-chunk compression — which
+ * needs no database, so it can run on another thread than the writer (pipeline.ts). The
+ * source's content and bytes are dropped: only what is written travels on.
+ */
+export function prepareBatch(batch: SourceBatch, redaction: Redaction = DEFAULT_REDACTION): PreparedBatch {
+  const records = batch.records.map((record): PreparedRecord => {
+    const { content, ...rest } = record;
+    return { ...rest, projected: projectRecord(content, redaction) };
+  });
+  const rawChunks = batch.rawChunks.map((chunk): PreparedChunk => {
+    const { bytes, ...rest } = chunk;
+    const { data, codec } = compressRaw(bytes);
+    return { ...rest, length: bytes.length, data, codec };
+  });
+  return { ...batch, records, rawChunks };
+}

@@ -1,0 +1,74 @@
+/**
+ * `recall index` reads and prepares its batches on the pipeline's thread (src/indexer/pipeline.ts)
+ * once the first group leaves work: the thread's entry loads from the bundled CLI and from the
+ * compiled modules alike. A preload module (NODE_OPTIONS --import, which worker threads inherit)
+ * notes the entry file of every worker thread the process starts.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
+import { CLI } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+
+describe("recall index on two threads", () => {
+  let home: DemoHome | null = null;
+  let cleanup = () => {};
+  afterEach(() => {
+    home?.cleanup();
+    home = null;
+    cleanup();
+  });
+
+  /** Runs `entry index --json` on a fresh index; returns its summary and the threads' entry files. */
+  const index = (entry: string, recallHome: string, marks: string, preload: string) => {
+    const result = spawnSync(process.execPath, [entry, "index", "--json"], {
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        ...home!.env,
+        RECALL_HOME: recallHome,
+        NO_COLOR: "1",
+        NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
+        RECALL_TEST_THREAD_MARKS: marks,
+      },
+      timeout: 120_000,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout) as { records: number };
+    const threads = existsSync(marks) ? readFileSync(marks, "utf8").trim().split("\n") : [];
+    return { summary, threads };
+  };
+
+  it("bundled (dist/cli/main.js) and compiled (dist/cli/run.js), each starting the thread", async () => {
+    home = await createDemoHome({ messages: 12_000 });
+    const t = tempDir("recall-index-thread-");
+    cleanup = t.cleanup;
+    const preload = path.join(t.dir, "mark-threads.mjs");
+    writeFileSync(
+      preload,
+      [
+        'import { appendFileSync } from "node:fs";',
+        'import { isMainThread } from "node:worker_threads";',
+        "if (!isMainThread && process.env.RECALL_TEST_THREAD_MARKS)",
+        "  appendFileSync(process.env.RECALL_TEST_THREAD_MARKS, `${process.argv[1]}\\n`);",
+      ].join("\n"),
+    );
+    const bundled = index(CLI, path.join(t.dir, "bundled"), path.join(t.dir, "bundled.marks"), preload);
+    expect(bundled.threads).toEqual([path.join(DIST, "bundle", "index-thread.js")]);
+    const compiled = index(
+      path.join(DIST, "cli", "run.js"),
+      path.join(t.dir, "compiled"),
+      path.join(t.dir, "compiled.marks"),
+      preload,
+    );
+    expect(compiled.threads).toEqual([path.join(DIST, "indexer", "index-thread.js")]);
+    expect(bundled.summary.records).toBeGreaterThan(10_000);
+    expect(compiled.summary.records).toBe(bundled.summary.records);
+  });
+});
