@@ -1,5 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import type { Env } from "../config/paths.js";
+import type { Env } from "../platform/paths.js";
 import type { Config } from "../config/schema.js";
 import type { BatchLimits } from "./backfill.js";
 import type { PreparedBatch } from "./prepare.js";

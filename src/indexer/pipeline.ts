@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
-import type { Env } from "../config/paths.js";
+import type { Env } from "../platform/paths.js";
 import type { Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
 import { compileRedaction, DEFAULT_REDACTION } from "../projection/index.js";
