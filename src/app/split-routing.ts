@@ -19,7 +19,7 @@ import { splitSwitches, type SplitSwitches } from "./split-switches.js";
 export interface SplitAttachOptions {
   /** history.db's path (default: defaultHistoryFile). */
   to?: string;
-  /** Start the split in the background when history.db is not switched yet (default true). */
+  /** Run the split in the background (default true): one already switched just reports its figures. */
   start?: boolean;
   /** Passed on to runSplit (tests). */
   run?: Pick<SplitOptions, "maxRows" | "maxMs" | "onStep" | "backupDir" | "probe">;
@@ -75,7 +75,7 @@ export function createSplitRouting(
   };
 
   const split =
-    !switched && options.start !== false && !switches().splitOff
+    options.start !== false && !switches().splitOff
       ? runSplit({ ...options.run, hostFile, to, switches }).then((report) => {
           switched = report.status === "switched";
           return report;
