@@ -159,7 +159,8 @@ describe("the history.db split", () => {
     expect(sampled).toBeGreaterThan(4);
     expect(written).toBe(1);
     expect([...phases]).toEqual(expect.arrayContaining(["copy", "verify", "switch"]));
-    expect(report.longestBatchMs).toBeLessThan(50);
+    // CPU time: a busy machine stretches wall time with other processes' turns.
+    expect(report.longestBatchCpuMs).toBeLessThan(50);
 
     // Backup present, restorable, and the host's recall tables as they were.
     expect(report.backup && existsSync(report.backup)).toBeTruthy();

@@ -5,6 +5,7 @@ import { performance } from "node:perf_hooks";
 import { RecallError } from "../core/errors.js";
 import { EMBEDDED_MIGRATIONS } from "../store/embedded-schema.js";
 import { chooseEngine, type Engine } from "../store/fts-probe.js";
+import { mergeStep } from "../store/fts-merge.js";
 import {
   applyLogStep,
   copyStep,
@@ -60,7 +61,7 @@ export interface SplitOptions {
 }
 
 export interface SplitStep {
-  phase: "copy" | "catch-up" | "copied" | "verify" | "switch";
+  phase: "copy" | "merge" | "catch-up" | "copied" | "verify" | "switch";
   batch: number;
 }
 
@@ -77,6 +78,13 @@ export interface SplitReport {
   kept?: string;
   batches: number;
   longestBatchMs: number;
+  /**
+   * The longest step in CPU time: what a step costs the host's thread, apart from the time a
+   * busy machine runs other processes in the middle of one (wall time above includes that).
+   */
+  longestBatchCpuMs: number;
+  /** The longest step of each phase. */
+  longestByPhase: Partial<Record<SplitStep["phase"], number>>;
   totalMs: number;
 }
 
@@ -109,21 +117,28 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     verifiedAt: null,
     batches: 0,
     longestBatchMs: 0,
+    longestBatchCpuMs: 0,
+    longestByPhase: {},
     totalMs: 0,
   };
   const finish = (r: SplitReport) => ({ ...r, totalMs: performance.now() - started });
   if (switches().splitOff) return finish(report);
 
-  // Rows per step adapt so a step stays near a third of the bound (a row's size varies by table).
-  let rows = Math.min(maxRows, 200);
+  // Rows per step adapt so a step stays near a fifth of the bound (a row's size varies by table),
+  // leaving room for a busy machine's stalls under the bound itself.
+  let rows = Math.min(maxRows, 100);
   const step = async <T>(phase: SplitStep["phase"], work: (rows: number) => T): Promise<T> => {
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const result = work(rows);
     const took = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    report.longestBatchCpuMs = Math.max(report.longestBatchCpuMs, (cpu.user + cpu.system) / 1000);
     report.batches++;
     report.longestBatchMs = Math.max(report.longestBatchMs, took);
-    if (took > maxMs / 3) rows = Math.max(1, Math.floor(rows / 2));
-    else if (took < maxMs / 6) rows = Math.min(maxRows, Math.ceil(rows * 1.5));
+    report.longestByPhase[phase] = Math.max(report.longestByPhase[phase] ?? 0, took);
+    if (took > maxMs / 5) rows = Math.max(1, Math.floor(rows / 2));
+    else if (took < maxMs / 10) rows = Math.min(maxRows, Math.ceil(rows * 1.25));
     await options.onStep?.({ phase, batch: report.batches });
     if (switches().splitOff) throw new SplitOff();
     await yieldNow();
@@ -174,7 +189,17 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     report.backup = splitMeta(db, "backup") ?? null;
     report.engine = (splitMeta(db, "engine") as Engine | undefined) ?? null;
 
-    while (await step("copy", (n) => copyStep(db, n) !== null && (applyLogStep(db, n), true)));
+    for (;;) {
+      const copied = await step("copy", (n) => {
+        const done = copyStep(db, n);
+        if (done !== null) applyLogStep(db, n);
+        return done;
+      });
+      if (copied === null) break;
+      // FTS5 merges its segments only in these bounded steps (store/fts-merge.ts), never inside a copy step.
+      if (copied.table === "recall_documents" && copied.rows > 0)
+        while (await step("merge", () => mergeStep(db)));
+    }
     while (pendingLog(db, rows + 1) > rows) await step("catch-up", (n) => applyLogStep(db, n));
     await options.onStep?.({ phase: "copied", batch: report.batches });
 
@@ -308,18 +333,21 @@ async function verify(db: Db, step: Step): Promise<{ reason?: string }> {
  * trims what was applied. One connection, opened on first use.
  */
 export interface Forwarder {
-  /** Applies at most `rows` logged changes; returns how many. */
-  step(rows: number): number;
+  /**
+   * Applies at most `rows` logged changes; returns how many. `trim` also deletes the applied
+   * entries from the host's log (a write on the host: the indexer's drains do it, not readers).
+   */
+  step(rows: number, trim?: boolean): number;
   close(): void;
 }
 
 export function createForwarder(hostFile: string, to: string): Forwarder {
   let db: Db | null = null;
   return {
-    step(rows) {
+    step(rows, trim = true) {
       db ??= openSplitTarget(to, hostFile);
       const applied = applyLogStep(db, rows);
-      if (applied > 0) trimSplitLog(db, Number(splitMeta(db, "applied_seq")), LEGACY);
+      if (applied > 0 && trim) trimSplitLog(db, Number(splitMeta(db, "applied_seq")), LEGACY);
       return applied;
     },
     close() {

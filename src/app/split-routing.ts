@@ -89,7 +89,7 @@ export function createSplitRouting(
         ...tool,
         execute: (args, ctx) => {
           if (!useHistory()) return tool.execute(args, ctx);
-          forwarder.step(SPLIT_DEFAULTS.maxRows);
+          forwarder.step(SPLIT_DEFAULTS.maxRows, false);
           return historyTools().get(tool.name)!.execute(args, ctx);
         },
       })),

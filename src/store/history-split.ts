@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { RecallError } from "../core/errors.js";
 import { BOUNDED_MERGE_POLICY_SQL } from "./fts-merge.js";
 import type { Engine } from "./fts-probe.js";
-import { HISTORY_PAGE_SIZE, registerFunctions } from "./history-store.js";
+import { registerFunctions } from "./history-store.js";
 import type { Migration } from "./migrate.js";
 import { openDatabase, type Db } from "./open.js";
 import { legacyTables, SPLIT_LOG } from "./split-log.js";
@@ -18,6 +18,7 @@ export const LEGACY = "legacy";
 /** history.db's own schema versions (the copied recall_migrations holds the legacy's). */
 export const HISTORY_DB_VERSIONS = "recall_history_migrations";
 const META = "recall_history_meta";
+const SPLIT_CACHE_KIB = 4096;
 
 export type SplitPhase = "copy" | "switched" | "failed";
 
@@ -71,12 +72,16 @@ export const historyDbV1: Migration<HistoryDbContext> = {
 
 /** The writer's connection: history.db as main, the host's file attached as `legacy`. */
 export function openSplitTarget(file: string, hostFile: string): Db {
-  const db = openDatabase(file, { pageSize: HISTORY_PAGE_SIZE });
+  // SQLite's default page size, as the host's: FTS5's bounded merge steps (store/fts-merge.ts) count pages.
+  const db = openDatabase(file);
   try {
     registerFunctions(db);
     // A REPLACE that removes a conflicting document must remove its FTS5 row too (the delete trigger).
     db.pragma("recursive_triggers = ON");
     db.prepare(`ATTACH DATABASE ? AS ${LEGACY}`).run(hostFile);
+    // The copy passes each page once: a small cache per file keeps the host process's memory flat
+    // (better-sqlite3's default is 16 MB per file and connection).
+    for (const schema of ["main", LEGACY]) db.pragma(`${schema}.cache_size = -${SPLIT_CACHE_KIB}`);
     return db;
   } catch (error) {
     db.close();
