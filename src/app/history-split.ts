@@ -83,6 +83,11 @@ export interface SplitReport {
    * busy machine runs other processes in the middle of one (wall time above includes that).
    */
   longestBatchCpuMs: number;
+  /**
+   * The host's backup, before the first step: SQLite's online backup (in steps) and the shared
+   * executor's check of the copy (quick_check: one call, which a step bound does not cover).
+   */
+  backupMs: number;
   /** The longest step of each phase. */
   longestByPhase: Partial<Record<SplitStep["phase"], number>>;
   totalMs: number;
@@ -118,6 +123,7 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     batches: 0,
     longestBatchMs: 0,
     longestBatchCpuMs: 0,
+    backupMs: 0,
     longestByPhase: {},
     totalMs: 0,
   };
@@ -168,7 +174,9 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
         backupDir,
         `${path.basename(options.hostFile)}.split.${backupStamp(clock())}.bak`,
       );
+      const backupStarted = performance.now();
       await backupDatabase(host, report.backup);
+      report.backupMs = performance.now() - backupStarted;
       installSplitLog(host);
       target = openSplitTarget(to, options.hostFile);
       await migrate({

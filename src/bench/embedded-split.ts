@@ -10,6 +10,8 @@ export interface SplitFigures {
   wall: Figure;
   /** The split's own time (backup, copy, verification, switch) as it reports it. */
   total: Figure;
+  /** The host's backup first (online backup, then quick_check of the copy). */
+  backup: Figure;
   batches: Figure;
   longestBatch: Figure;
   /** The same step's CPU time: a busy machine's other processes make wall time longer. */
@@ -45,6 +47,7 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
     batches: number;
     longestBatchMs: number;
     longestBatchCpuMs: number;
+    backupMs: number;
     reason?: string;
   };
   if (report.status !== "switched")
@@ -58,6 +61,7 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
     ),
     wall: fig(round(wall / 1000, 1), "s"),
     total: fig(round(report.totalMs / 1000, 1), "s"),
+    backup: fig(round(report.backupMs / 1000, 1), "s"),
     batches: fig(report.batches, "batches"),
     longestBatch: fig(round(report.longestBatchMs, 1), "ms"),
     longestBatchCpu: fig(round(report.longestBatchCpuMs, 1), "ms"),

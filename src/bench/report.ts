@@ -519,13 +519,13 @@ export function renderReport(result: BenchResult): string {
     );
     if (c?.split)
       row(
-        "history.db split (`recall split`): documents; total / wall; batches, longest (wall / CPU); peak RSS; history.db size",
+        "history.db split (`recall split`): documents; total (backup) / wall; batches, longest (wall / CPU); peak RSS; history.db size",
         undefined,
         (x) => {
           const sp = x.split;
           if (!sp) return "–";
           if (!isAvailable(sp)) return sp.unavailable;
-          return `${fmt(sp.documents)}; ${fmt(sp.total)} / ${fmt(sp.wall)}; ${fmt(sp.batches)}, ${fmt(sp.longestBatch)} / ${fmt(sp.longestBatchCpu)}; ${fmt(sp.peakRss)}; ${fmt(sp.historyBytes)}`;
+          return `${fmt(sp.documents)}; ${fmt(sp.total)} (${fmt(sp.backup)}) / ${fmt(sp.wall)}; ${fmt(sp.batches)}, ${fmt(sp.longestBatch)} / ${fmt(sp.longestBatchCpu)}; ${fmt(sp.peakRss)}; ${fmt(sp.historyBytes)}`;
         },
       );
     if (hs.some((h) => h?.coldProcess))
