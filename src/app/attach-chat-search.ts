@@ -13,6 +13,9 @@ import {
   type ChatSearchIndexer,
 } from "./embedded-indexer.js";
 import { EMBEDDED_MIGRATIONS, repairHostHooks } from "../store/embedded-schema.js";
+import { createSplitRouting, type SplitAttachOptions } from "./split-routing.js";
+import type { SplitReport } from "./history-split.js";
+import { splitSwitches } from "./split-switches.js";
 
 export interface AttachOptions {
   /** The host database file, for naming the pre-migration backup; null for in-memory. */
@@ -22,12 +25,24 @@ export interface AttachOptions {
   indexer?: ChatIndexerOptions;
   /** Injected for tests of the missing-FTS5 path. */
   probe?: () => boolean;
+  /**
+   * The history.db split (app/history-split.ts): readers follow a switched history.db, and one
+   * not switched yet is split in the background (unless start is false or RECALL_SPLIT=off).
+   * Needs `file`. Without this option everything stays in the host's database.
+   */
+  split?: SplitAttachOptions;
 }
 
 export interface ChatSearch {
   indexer: ChatSearchIndexer;
   tools: [ToolDefinition, ToolDefinition];
   migration: MigrateResult;
+  /** With the split option: the background split's report, when one started. */
+  split: Promise<SplitReport> | null;
+  /** The database readers read now: the host's, or history.db (with the host's attached) after the switch. */
+  readDb(): Db;
+  /** Stops the indexer and closes the split's own connections (the host's stays open). */
+  close(): Promise<void>;
 }
 
 /**
@@ -53,11 +68,28 @@ export async function attachChatSearch(db: Db, options: AttachOptions): Promise<
     backupDir: options.backupDir ?? (options.file ? `${options.file}.recall-backups` : "."),
   });
   repairHostHooks(db);
-  const indexer = createChatSearchIndexer(db, options.indexer);
+  if (options.split && !options.file)
+    throw new RecallError("Validation", "the history.db split needs the host database's file");
+  // The routing is made after the indexer it asks about, which calls back into it lazily.
+  let routing: ReturnType<typeof createSplitRouting> | null = null;
+  const indexer = createChatSearchIndexer(db, {
+    ...options.indexer,
+    paused: () => (routing ? routing.paused() : splitSwitches().indexingPaused),
+    afterDrain: () => routing?.afterDrain() ?? Promise.resolve(),
+  });
+  const legacy = [createSearchChatsTool(db, indexer), createReadChatTool(db)] as ToolDefinition[];
+  if (options.split && options.file) routing = createSplitRouting(db, options.file, options.split, indexer);
   return {
     indexer,
-    tools: [createSearchChatsTool(db, indexer), createReadChatTool(db)] as [ToolDefinition, ToolDefinition],
+    tools: (routing ? routing.route(legacy) : legacy) as [ToolDefinition, ToolDefinition],
     migration,
+    split: routing?.split ?? null,
+    readDb: () => routing?.readDb() ?? db,
+    async close() {
+      await indexer.stop();
+      await routing?.split?.catch(() => {});
+      routing?.close();
+    },
   };
 }
 

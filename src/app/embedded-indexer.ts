@@ -49,6 +49,10 @@ export interface ChatIndexerOptions {
    * than the index was written with rebuild it in the background.
    */
   redaction?: Redaction;
+  /** A kill switch (RECALL_INDEXING=paused), asked before each batch: true drains nothing. */
+  paused?: () => boolean;
+  /** Runs at the end of each drain, inside it (the split's forwarding into history.db). */
+  afterDrain?: () => Promise<void>;
 }
 
 export interface ChatSearchIndexer {
@@ -124,6 +128,7 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
       }
       for (;;) {
         if (stopped) return;
+        if (options.paused?.()) break;
         const t0 = performance.now();
         const result = drainChatBatch(db, limits, redaction);
         const took = performance.now() - t0;
@@ -141,7 +146,8 @@ export function createChatSearchIndexer(db: Db, options: ChatIndexerOptions = {}
       // Term statistics a search built meanwhile saw documents still being rewritten. A rebuild
       // the host wrote into after the last batch stays one until a drain ends it: meanwhile the
       // batches leave term statistics alone (chat-queue.ts).
-      if (figures.rebuilding) figures.rebuilding = !finishChatRebuild(db);
+      if (figures.rebuilding && !options.paused?.()) figures.rebuilding = !finishChatRebuild(db);
+      if (!stopped) await options.afterDrain?.();
       figures.lastDrainMs = performance.now() - started;
     } finally {
       figures.running = false;

@@ -7,7 +7,8 @@
  *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--corpus demo|zipf|both] [--json]
  *                    [--only section,…] [--queries N] [--seed N] [--locomo N|all|none] [--keep]
  *
- * Sections: indexing, redaction, history, chats, baselines, cold, mcp, large, locomo (default: all).
+ * Sections: indexing, redaction, history, chats, baselines, cold, mcp, large, locomo (default: all),
+ * and split (opt-in, --only split: the history.db split of the embedded index chats builds).
  * The history sections (indexing, redaction, history, baselines, cold, mcp) run on each corpus
  * --corpus names (default both): the demo generator's, and Claude Code transcripts whose words
  * follow a Zipf law with a long tail (src/demo/zipf-corpus.ts).
@@ -21,6 +22,7 @@ import { openHistoryStore } from "../store/history-store.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
 import { attachChatSearch } from "../app/attach-chat-search.js";
 import { benchChatSearch } from "./chat-search.js";
+import { benchEmbeddedSplit } from "./embedded-split.js";
 import { benchColdProcess } from "./cold-process.js";
 import { benchLargeTranscript, LARGE_TRANSCRIPT_BYTES } from "./large-transcript.js";
 import { benchLiveSearch } from "./live-search.js";
@@ -70,6 +72,7 @@ export const SECTIONS = [
   "mcp",
   "large",
   "locomo",
+  "split",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -91,7 +94,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     scales: ["10k"],
     corpora: [...CORPORA],
     json: false,
-    only: new Set(SECTIONS),
+    only: new Set(SECTIONS.filter((s) => s !== "split")),
     queries: 200,
     seed: 7,
     locomo: Infinity,
@@ -429,6 +432,15 @@ async function chatScale(args: BenchArgs, scale: ScaleName): Promise<ChatScale> 
     } finally {
       db.close();
     }
+    // Last: it installs the split's log in the host's database and moves its readers to history.db.
+    if (wants(args, "split")) {
+      log(`${scale}: recall split of the embedded index`);
+      try {
+        result.split = benchEmbeddedSplit(corpus.dbFile);
+      } catch (e) {
+        result.split = { unavailable: reason(e) };
+      }
+    }
     return result;
   } finally {
     if (args.keep) log(`kept ${scratch.dir}`);
@@ -548,7 +560,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
         else scratch.cleanup();
       }
     }
-    if (wants(args, "indexing", "chats", "baselines")) {
+    if (wants(args, "indexing", "chats", "baselines", "split")) {
       try {
         result.chats = await chatScale(args, scale);
       } catch (e) {

@@ -8,6 +8,7 @@ import type { McpRoundTripFigures } from "./mcp-round-trip.js";
 import type { Baseline } from "./baselines.js";
 import type { HistorySearchFigures } from "./history-search.js";
 import type { LocomoFigures } from "./locomo.js";
+import type { SplitFigures } from "./embedded-split.js";
 import type { MachineInfo } from "./machine.js";
 import type { Distribution, Figure } from "./measure.js";
 import type { CorpusName, ScaleName } from "./corpus.js";
@@ -79,6 +80,8 @@ export interface ChatScale {
   indexing: IndexingFigures;
   search?: ChatSearchFigures;
   baselines?: { needles: Figure; like: Baseline };
+  /** The history.db split of the embedded index (opt-in section). */
+  split?: SplitFigures | { unavailable: string };
 }
 
 export interface ScaleResult {
@@ -297,6 +300,23 @@ export function checkTargets(scales: readonly ScaleResult[], locomo: BenchResult
       );
     }
     check("read_chat around a hit, p95", "<= 10 ms", chats?.search?.readChat.p95, "ms", (v) => v <= 10);
+    const split = chats?.split && isAvailable(chats.split) ? chats.split : undefined;
+    if (split) {
+      check(
+        "embedded split into history.db, longest batch",
+        "<= 50 ms",
+        split.longestBatch,
+        "ms",
+        (v) => v <= 50,
+      );
+      check(
+        "embedded split into history.db, peak RSS",
+        "<= 300 MB",
+        split.peakRss,
+        "MiB",
+        (v) => v <= 300 * MB,
+      );
+    }
     const large = big.large;
     const at2gb = large?.bytes.value != null && large.bytes.value * 2 ** 20 >= 1.9e9;
     out.push({
@@ -497,6 +517,17 @@ export function renderReport(result: BenchResult): string {
       (h) => (h.search ? ms(h.search.conversationPage) : "–"),
       (x) => (x.search ? ms(x.search.readChat) : "–"),
     );
+    if (c?.split)
+      row(
+        "history.db split (`recall split`): documents; total (backup) / wall; batches, longest (wall / CPU); peak RSS; history.db size",
+        undefined,
+        (x) => {
+          const sp = x.split;
+          if (!sp) return "–";
+          if (!isAvailable(sp)) return sp.unavailable;
+          return `${fmt(sp.documents)}; ${fmt(sp.total)} (${fmt(sp.backup)}) / ${fmt(sp.wall)}; ${fmt(sp.batches)}, ${fmt(sp.longestBatch)} / ${fmt(sp.longestBatchCpu)}; ${fmt(sp.peakRss)}; ${fmt(sp.historyBytes)}`;
+        },
+      );
     if (hs.some((h) => h?.coldProcess))
       row("cold `recall search` process: wall p50 / p95; peak RSS max", (h) => {
         const cp = h.coldProcess;

@@ -15,6 +15,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModul
   reindex: async () => (await import("./reindex.js")).reindexCommand,
   demo: async () => (await import("./demo.js")).demoCommand,
   tool: async () => (await import("./tool.js")).toolCommand,
+  split: async () => (await import("./split.js")).splitCommand,
   mcp: async () => (await import("./mcp.js")).mcpCommand,
   bridge: async () => (await import("./bridge.js")).bridgeCommand,
   serve: async () => (await import("./serve.js")).serveCommand,

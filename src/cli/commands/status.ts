@@ -14,6 +14,7 @@ import {
 } from "../../app/status.js";
 import { openIndexToRead } from "../../app/open-index.js";
 import { checkIndex } from "../../app/index-health.js";
+import { describeSwitches, splitSwitches } from "../../app/split-switches.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
 import { isoInstant } from "../../core/instant.js";
@@ -72,6 +73,8 @@ export const statusCommand: CommandModule = {
             configError,
             indexRefused,
             redaction: redactionState(store.db, configError ? null : ctx().config()),
+            // The embedded index's kill switches (docs/embedding.md), as this process's environment sets them.
+            switches: splitSwitches(),
           };
           if (flags.json) return printJson(status);
           const out: string[] = [];
@@ -86,6 +89,8 @@ export const statusCommand: CommandModule = {
                   ? "no broker running"
                   : "no broker running: start `recall mcp` (or run `recall index`) to bring the index up to date",
           );
+          const switchesOn = describeSwitches(status.switches);
+          out.push(`kill switches: ${switchesOn.length ? switchesOn.join("; ") : "none set"}`);
           if (status.rebuilding) out.push("rebuilding the index (searches say `indexing` until it is done)");
           if (indexRefused) out.push(indexRefused);
           if (status.redaction && !status.redaction.enabled)

@@ -84,11 +84,14 @@ export const toolCommand: CommandModule = {
             throw new RecallError("Usage", `--db ${flags.db}: not a Dyad-shaped database (no apps table)`);
           }
           if (!known) throw new RecallError("Usage", `--app ${appId}: no such app in ${flags.db}`);
-          const chatSearch = await attachChatSearch(db, { file }).catch((error: unknown) => {
-            if (isRecallError(error) && error.kind === "Validation")
-              throw new RecallError("Usage", `--db ${flags.db}: ${error.message}`);
-            throw error;
-          });
+          // A history.db a split switched to is read, as the host reads it; none is started here.
+          const chatSearch = await attachChatSearch(db, { file, split: { start: false } }).catch(
+            (error: unknown) => {
+              if (isRecallError(error) && error.kind === "Validation")
+                throw new RecallError("Usage", `--db ${flags.db}: ${error.message}`);
+              throw error;
+            },
+          );
           const tool = chatSearch.tools.find((t) => t.name === name)!;
           chatSearch.indexer.start();
           await chatSearch.indexer.drain();
@@ -99,6 +102,7 @@ export const toolCommand: CommandModule = {
             process.stdout.write(`${JSON.stringify(toolErrorOutput(error))}\n`);
             process.exitCode = EXIT.toolError;
           }
+          await chatSearch.close();
         } finally {
           db.close();
         }

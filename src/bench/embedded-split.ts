@@ -1,0 +1,71 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { fig, round, type Figure } from "./measure.js";
+
+export interface SplitFigures {
+  documents: Figure;
+  rows: Figure;
+  /** Wall time of the `recall split` process, spawn to exit (its attach included). */
+  wall: Figure;
+  /** The split's own time (backup, copy, verification, switch) as it reports it. */
+  total: Figure;
+  /** The host's backup first (online backup, then quick_check of the copy). */
+  backup: Figure;
+  batches: Figure;
+  longestBatch: Figure;
+  /** The same step's CPU time: a busy machine's other processes make wall time longer. */
+  longestBatchCpu: Figure;
+  peakRss: Figure;
+  historyBytes: Figure;
+}
+
+const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+const HOOK = new URL("./rss-hook.js", import.meta.url).href;
+const MiB = 2 ** 20;
+
+/**
+ * The history.db split of an embedded index, as a host's operator runs it (`recall split`, a
+ * process of its own so its peak RSS is the split's): the host's database is split in place.
+ */
+export function benchEmbeddedSplit(hostFile: string): SplitFigures {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing (run npm run build)`);
+  const t0 = performance.now();
+  const run = spawnSync(process.execPath, ["--import", HOOK, CLI, "split", "--db", hostFile, "--json"], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+    maxBuffer: 16 << 20,
+  });
+  const wall = performance.now() - t0;
+  if (run.status !== 0)
+    throw new Error(`recall split exited ${run.status}: ${run.stderr.trim().split("\n")[0]}`);
+  const report = JSON.parse(run.stdout) as {
+    status: string;
+    history: string;
+    counts: Record<string, number>;
+    totalMs: number;
+    batches: number;
+    longestBatchMs: number;
+    longestBatchCpuMs: number;
+    backupMs: number;
+    reason?: string;
+  };
+  if (report.status !== "switched")
+    throw new Error(`the split did not switch: ${report.reason ?? report.status}`);
+  const rss = /RECALL_BENCH_MAXRSS (\d+)/.exec(run.stderr);
+  return {
+    documents: fig(report.counts.recall_documents ?? 0, "documents"),
+    rows: fig(
+      Object.values(report.counts).reduce((a, b) => a + b, 0),
+      "rows",
+    ),
+    wall: fig(round(wall / 1000, 1), "s"),
+    total: fig(round(report.totalMs / 1000, 1), "s"),
+    backup: fig(round(report.backupMs / 1000, 1), "s"),
+    batches: fig(report.batches, "batches"),
+    longestBatch: fig(round(report.longestBatchMs, 1), "ms"),
+    longestBatchCpu: fig(round(report.longestBatchCpuMs, 1), "ms"),
+    peakRss: fig(rss ? round(Number(rss[1]) / MiB, 1) : null, "MiB"),
+    historyBytes: fig(round(statSync(report.history).size / MiB, 1), "MiB"),
+  };
+}
