@@ -3,44 +3,9 @@ import { decodeEntitiesOnce, readEntityChain, type EntityChain } from "./entitie
 /**
  * A single-pass scanner over assistant message content that finds Dyad markup the way Dyad's
  * streamingMessageParser does, but fails closed wherever that parser would let payload text
- * through as prose. It never copies the input: prose is reported as index ranges.
- *
- * Dyad semantics kept:
- * - an opening tag is `<NAME` followed by a blank or `>` (or, failing closed, `/`, a control
- *   character or the end of the content); it ends at the first `>` (a `>` inside a quoted
- *   attribute value ends it too, exactly as in Dyad);
- * - attributes are only `name="value"`, values XML-unescaped; other forms are ignored;
- * - a body is closed only by `</NAME>` written exactly (no blanks; any letter case), at the
- *   escape level of its opening;
- * - an unclosed body runs to the end of the message.
- *
- * Fail-closed differences (the projection must never leak a payload body):
- * - every `dyad*` name (any case, with `_ . :` as name characters) and `think`/`thinking` is
- *   markup, known or not; the policy decides what an unknown one keeps (nothing of its body);
- * - markup escaped as `&lt;dyad-write&gt;` (up to MAX_ESCAPE_LEVEL, named or numeric
- *   references, quotes escaped or not) is markup at that escape level: its attributes are
- *   decoded and its body is closed only by a closing tag escaped the same way;
- * - inside a suppressed body, tags at the body's escape level or below nest: a nested,
- *   interleaved or less-escaped `<dyad-…>` must be closed too before the body ends (so
- *   `<w>a<w>b</w>SECRET</w>` and `<w>a<g>b</w>SECRET</g>` keep SECRET hidden), and a closing tag
- *   inside a nested tag's attribute value does not count; tags escaped more deeply than the
- *   body are plain body text. More than MAX_REGION_DEPTH open tags, a nested tag whose `>` is
- *   inside a quoted value, or a missing close drops the rest of the message;
- * - an opening tag is cut short, as malformed, where another opening tag starts outside quotes
- *   in its attribute text (a half-typed tag followed by a real one); one with no terminating
- *   `>` drops the rest of the message; one whose first `>` is inside a quoted value is read
- *   both ways (Dyad's and XML's) and suppressed until both agree its body ended (openingEnd);
- * - a kept-body tag (group A) whose opening is malformed or whose attribute text is not a
- *   clean `name="value"` list is treated as a payload;
- * - a body kept by policy is not a container: its text is scanned like prose, so a payload tag
- *   inside a summary is still reduced to metadata;
- * - stray closing tags are removed.
- *
- * Everything is linear in the content length: indexOf results are shared across scans and every
- * look-ahead is bounded (MAX_ATTRIBUTE_TEXT, MAX_REGION_DEPTH).
- *
- * Prose spans are reported with their character references still encoded; the consumer
- * decodes them once (ProjectionSink, `decodeEntities`), like Dyad's unescaping of bodies.
+ * through as prose (a payload body must never leak). It never copies the input: prose is
+ * reported as index ranges, linear in the content length. The rules, Dyad's and the
+ * fail-closed differences: docs/sources/dyad.md, "The markup scanner".
  */
 
 export interface DyadTagOpening {

@@ -24,37 +24,10 @@ import type { Projection, ProjectionMode } from "./types.js";
 import { shortValue, utf8ByteLength } from "./utf8.js";
 
 /**
- * Projects one canonical transcript turn (Claude Code, Codex, opencode) into text.
- *
- * Blocks:
- * - text: kept. In user and system turns, injected spans (system reminders, slash-command
- *   wrappers, environment / AGENTS.md blocks...) are removed first (injected-context.ts). In a
- *   `context` turn, text is injected context (below). In a `tool` turn, text is tool output:
- *   a bounded head-and-tail preview of it is kept (tool-preview.ts), as for a tool_result.
- * - thinking: dropped.
- * - tool_call: `[tool: Name — command / paths / patterns]` (tool-summary.ts). When the call is
- *   directly followed in the same turn by its successful result (opencode keeps a tool's call
- *   and result in one part; the Claude Code and Codex sources put a write's call in front of
- *   its result in the `tool` turn), the content it wrote (Write / write content, Edit new
- *   strings, a patch's added lines) is previewed after that line, head and tail only. A call
- *   alone (the assistant's request) never shows what it would write.
- * - tool_result: a head-and-tail preview of its output (Codex shell header dropped, injected
- *   spans removed; the `[… N lines omitted …]` marker between head and tail in read mode
- *   only), in both modes, after a summary line: `[error: Name exit 1 — first line]` for an
- *   error (the preview then starts after the line it shows), and in read mode
- *   `[result: Name ok]` for a success. All previews of a turn share TOOL_PREVIEW_TURN_BYTES,
- *   so the turn's own text stays within the search bound.
- * - image: never indexed; read mode shows `[image: media/type]`.
- * - context: never indexed; read mode shows `[context: label]`.
- *
- * Everything goes through one ProjectionSink, whose normalisation (control characters, base64
- * runs, whitespace) and byte bound apply to previews as to any text; in search mode it also
- * makes CJK characters separate tokens (cjk.ts).
- *
- * `indexable` is false for `context` and `system` turns and for empty projections: the indexer
- * keeps those for reads but never puts them in the search index. A `tool` turn with a non-empty
- * preview is indexable. A compaction summary is high-signal text whatever the role its source
- * gave it: its text is kept, it is indexable when non-empty, and it is flagged.
+ * Projects one canonical transcript turn (Claude Code, Codex, opencode) into text: text kept,
+ * thinking dropped, tool calls and results summarised with head-and-tail previews, images and
+ * context shown in read mode only, all through one bounded, redacting ProjectionSink. What each
+ * block becomes, and which turns are indexable: docs/projection.md.
  */
 export function projectTranscriptTurn(
   turn: TranscriptTurn,

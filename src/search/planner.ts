@@ -24,36 +24,10 @@ import {
 } from "./term-cache.js";
 
 /**
- * Query planning for bm25-ranked FTS5 search. The reference is one statement,
- *   SELECT … bm25(recall_fts, <title>, <body>) AS score … WHERE recall_fts MATCH ? AND <filters>
- *   ORDER BY score, d.at DESC, d.id DESC LIMIT ?   (rankExact)
- * whose cost grows with the number of rows containing ANY query term: FTS5 scores every one and
- * counts each phrase's whole posting list for its IDF, and SQLite looks every match's document up
- * before sorting — 0.2–0.9 s for common words over a million rows. The planner returns the same
- * rows in the same order, cheaper, choosing by estimated cost (COST):
- *
- * - exact: the reference's answer when the terms are rare, computed by FTS5 ranking alone and a
- *   look-up of the best rows only (rankExactCut, provably equal, else the reference itself).
- * - enumerate: an AND query whose matching rows are few (a rare term among common ones): the
- *   rows are listed without scoring, then scored here with FTS5's own formula and numbers
- *   (bm25.ts; document frequencies and avgdl read from the index, cached in term-cache.ts), so no
- *   IDF is recounted per query.
- * - filtered: filters that admit few rows (one session, one chat, a narrow time window) while the
- *   terms are common: the rows passing the filters are listed through an index and scored here,
- *   as in enumerate. Every other plan reads the terms' rows and drops the ones the filters reject.
- * - impact: the threshold algorithm over per-term impact lists (each term's best rows by its own
- *   bm25 share, built on first use and carried while the index grows, term-cache.ts; rows newer
- *   than a list are scored outright). Rows of the lists are scored in
- *   full, most promising first; a row in no list scores at most τ = Σ (each list's last impact),
- *   a row in some lists at most its known impacts plus the others' last impacts, so once the K-th
- *   best row found beats every bound left the answer is proven exact. When every term is common
- *   and no row dominates, the search stops at a budget (or when its head stops changing) with the
- *   best K rows read: approximate, flagged, and measured by `npm run bench` as top-10 overlap
- *   with the reference (≥ 0.97 at 1M messages).
- *
- * Filters are SQL conditions over `d` applied to every row read, in every plan; a plan that runs
- * out of rows passing them falls back to the reference, so filters never truncate a ranking.
- * Terms are literal tokens or prefixes ("paint*", search_chats' stems, stem.ts).
+ * Query planning for bm25-ranked FTS5 search: the same rows in the same order as one
+ * bm25-ordered FTS5 statement with the filters inside (rankExact, the reference), cheaper,
+ * choosing a plan by estimated cost (exact, enumerate, filtered, impact). Each plan, its bounds
+ * and when an answer is approximate: docs/search.md, "The planner".
  */
 
 export type PlanName = "exact" | "enumerate" | "filtered" | "impact" | "fallback";

@@ -3,56 +3,8 @@
  * mapped into recall's canonical transcript turns by a small, pure, incremental state
  * machine: `push(line)` returns the records that line completes; `flush()` returns what is
  * still held. The state is plain JSON (`snapshot()`), so a reader can checkpoint it next to
- * its byte cursor and resume with `createCodexRolloutParser(threadId, state)`.
- *
- * ## One layer per kind of content (transcript-formats.md §2.5–2.6)
- * A rollout describes a turn twice: `response_item` (the model-visible history, always
- * written) and `event_msg` (UI events: `user_message`/`agent_message` up to 0.146,
- * `item_completed` UserMessage/AgentMessage/CommandExecution from 0.147). Rules:
- *
- * - **User prompts and assistant text** prefer the event layer. The first event prompt (or
- *   reply) in a file *elects* the event layer for that kind; from then on response_item
- *   copies of that kind are dropped. Before the election a response_item candidate is held
- *   back: if the next turn-producing line is the event copy (same text, whitespace ignored)
- *   the event copy replaces it; otherwise the held candidate is released, in order,
- *   before that line's output (or at `flush()`, or after 32 quiet lines). If a candidate was
- *   released and its event copy arrives later anyway (a read batch ended in between), the
- *   event copy is recognised by text and skipped as "duplicate-layer". Files without an
- *   event layer (or only some event kinds) therefore still yield every turn exactly once.
- * - **Injected context** in response_item user/developer messages (`<environment_context>`,
- *   AGENTS.md / `<user_instructions>`, `<turn_aborted>`, developer role, content_item_kinds
- *   other than `user.text`) has no event copy: always emitted as role "context".
- * - **Tool calls** come from response_item (`function_call`, `custom_tool_call`,
- *   `local_shell_call`, `web_search_call`, …) and results from their `*_output` items;
- *   `item_completed` CommandExecution and `exec_command_end` describe the same call. Each
- *   call id yields one tool_call and one tool_result, whichever layer comes first; later
- *   copies are skipped as "duplicate-call"/"duplicate-result". Other event tool echoes
- *   (patch_apply_end, mcp_tool_call_end, McpToolCall, FileChange, …) are skipped.
- * - **Written content**: a write-like call (apply_patch, wherever its patch sits) is remembered,
- *   reduced to a bounded head-and-tail preview of what it writes (the patch's added lines), until
- *   its result arrives; the result's tool turn then starts with a tool_call block carrying that
- *   preview (`{path, content}`), so the written words are searchable in the `tool` record.
- * - **Reasoning** comes from response_item `reasoning` only (summary and content text;
- *   `encrypted_content` is never kept); `agent_reasoning`/Reasoning events are skipped.
- * - `compacted` yields a compaction-summary turn from `message` only, never from
- *   `replacement_history`.
- * - `session_meta`: the first whose `id` equals the file's thread id is the session's own
- *   (forks and subagents replay their parent's); `item_completed` and `thread_name_updated`
- *   events for another thread are skipped as "other-thread".
- *
- * ## Fork replay (transcript-formats.md §2.3, §2.6, §4 "Duplicates")
- * A fork's file starts with its own session_meta (`forked_from_id` set), then replays the
- * parent's items (its session_meta, messages, events) before the fork's own turns. Replayed
- * lines carry no marker and nothing marks where the replay ends; a line is told apart only
- * by a thread id: another thread's session_meta, or an `item_completed`/`thread_name_updated`
- * whose `thread_id` is not the fork's. Rule: from the own session_meta on, turn and title
- * records are `provisional`. A line naming another thread emits `{type:"replay",
- * verdict:"parent"}` after its records: everything still provisional was replay (drop it). The
- * first event naming the fork's own thread emits `verdict:"own"` before its records: the
- * replay is over, keep what is still provisional (so no own turn is ever dropped) and stop
- * marking. A replayed UserMessage/AgentMessage event also elects the event layer and drops its
- * held response_item twin. Only where the fork's writer records `item_completed` (cli_version
- * 0.147+, §2.6), so its own turns are sure to name its thread; older forks are read whole.
+ * its byte cursor and resume with `createCodexRolloutParser(threadId, state)`. Its rules (one
+ * layer per kind of content, fork replay) are in docs/sources/codex.md, "The reader's rules".
  */
 import type { TranscriptBlock, TranscriptTurn } from "../../core/transcript.js";
 import { arr, isRecord, num, obj, parseJsonObjectLine, str, type JsonObject } from "../shared/json.js";
