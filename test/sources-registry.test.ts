@@ -19,6 +19,8 @@ import {
   hasAgentHistory,
   lookedIn,
   otherAgents,
+  sourceDisplayNames,
+  agentChoices,
   sourcesConfigSchema,
   transcriptAgents,
 } from "../src/sources/derive.js";
@@ -71,6 +73,22 @@ describe("the registry's derived values for the current sources", () => {
         "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Gemini CLI /h/.gemini/tmp (GEMINI_CLI_HOME), " +
         "Qwen Code /h/.qwen/projects (QWEN_HOME, QWEN_RUNTIME_DIR), Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
     );
+  });
+
+  it("and the names status, coverage and the dashboard show", () => {
+    expect(sourceDisplayNames(SOURCES)).toMatchObject({
+      "claude-code": "Claude Code",
+      "gemini-cli": "Gemini CLI",
+      "qwen-code": "Qwen Code",
+    });
+    expect(agentChoices(SOURCES)).toEqual([
+      { value: "claude", label: "Claude Code" },
+      { value: "codex", label: "Codex" },
+      { value: "opencode", label: "opencode" },
+      { value: "gemini", label: "Gemini CLI" },
+      { value: "qwen", label: "Qwen Code" },
+      { value: "other", label: "other" },
+    ]);
   });
 
   it("and the bridge writer's bind agents (below sources/, so listed there) are the agent filter's", () => {
