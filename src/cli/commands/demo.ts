@@ -6,6 +6,7 @@ import { RecallError } from "../../core/errors.js";
 import {
   makeDirs,
   realOrSelf,
+  demoAgentPaths,
   demoPaths,
   generateDemoCorpus,
   MANIFEST_FILE,
@@ -90,6 +91,8 @@ export function prepareDemoFolder(root: string, chosen: boolean): void {
     paths.opencodeDataDir,
     paths.dyadAppsDir,
     paths.bridgeDir,
+    demoAgentPaths(real).geminiDir,
+    demoAgentPaths(real).qwenHome,
     ...["", "-wal", "-shm", "-journal"].map((suffix) => paths.dyadDb + suffix),
   ];
   for (const target of targets) {
