@@ -106,7 +106,9 @@ export const demoCommand: CommandModule = {
   register(program: Command, ctx) {
     program
       .command("demo")
-      .description("write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad) into a folder")
+      .description(
+        "write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad, Gemini CLI, Qwen Code) into a folder",
+      )
       .option("--out <dir>", "folder to write into (a fake HOME)", undefined)
       .option("--seed <n>", "seed; the same seed writes the same corpus", "1")
       .option("--messages <n>", "approximate number of messages", "600")
