@@ -25,6 +25,7 @@ import { tempDir } from "./helpers/tmp.js";
 declare const document: {
   cookie: string;
   querySelectorAll(selector: string): { length: number };
+  querySelector(selector: string): { textContent: string | null } | null;
   getElementById(id: string): { textContent: string | null } | null;
 };
 declare const location: { search: string };
