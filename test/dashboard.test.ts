@@ -25,6 +25,7 @@ import { tempDir } from "./helpers/tmp.js";
 declare const document: {
   cookie: string;
   querySelectorAll(selector: string): { length: number };
+  querySelector(selector: string): { textContent: string | null } | null;
   getElementById(id: string): { textContent: string | null } | null;
 };
 declare const location: { search: string };
@@ -216,6 +217,28 @@ describe.skipIf(!present && !required)("dashboard in Chromium", () => {
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: path.join(OUTPUT, "dashboard-results.png"), fullPage: true });
     expect(existsSync(path.join(OUTPUT, "dashboard-results.png"))).toBe(true);
+  });
+
+  it("names every registered agent by its display name, in the agent picker and in coverage", async () => {
+    await page.goto(`${serve.origin}/`);
+    await page.waitForFunction(
+      () => document.querySelector('#f-agent option[value="gemini"]')?.textContent === "Gemini CLI",
+    );
+    expect(await page.locator("#f-agent option").allTextContents()).toEqual([
+      "any",
+      "Claude Code",
+      "Codex",
+      "opencode",
+      "Gemini CLI",
+      "Qwen Code",
+      "other",
+    ]);
+    await page.click('.tab[data-view="coverage"]');
+    await page.locator("#coverage-rows tr", { hasText: "Qwen Code (qwen-code)" }).waitFor();
+    await page.goto(`${serve.origin}/?q=the&agent=qwen`);
+    await page.waitForSelector(".hit");
+    const agents = await page.locator(".hit .hit-meta .badge:first-child").allTextContents();
+    expect(new Set(agents)).toEqual(new Set(["qwen"]));
   });
 
   it("opens a hit in its conversation around the hit and pages both ways", async () => {

@@ -268,10 +268,120 @@ const bridge: ContractFixture = {
 };
 
 /** Each source's fixtures: one per kind of store it reads. */
+/** Gemini CLI: a chat log under `.gemini/tmp/<project>/chats/` (header, then messages). */
+const GEMINI_A = "9d1e2c3b-0000-4000-8000-00000000000a";
+const GEMINI_B = "4f2a6b1c-0000-4000-8000-00000000000b";
+const geminiFile = (env: Env, session: string) =>
+  path.join(
+    env.HOME!,
+    ".gemini",
+    "tmp",
+    "contract",
+    "chats",
+    `session-2026-06-01T09-00-${session.slice(0, 8)}.jsonl`,
+  );
+const geminiHeader = (session: string) =>
+  `${JSON.stringify({ sessionId: session, projectHash: "0".repeat(64), startTime: new Date(BASE_TIME).toISOString(), lastUpdated: new Date(BASE_TIME).toISOString(), kind: "main" })}\n`;
+const geminiMessage = (id: string, text: string, at: number, type: "user" | "gemini" = "user") =>
+  `${JSON.stringify({ id, timestamp: new Date(at).toISOString(), type, content: type === "user" ? [{ text }] : text, ...(type === "gemini" ? { model: "gemini-test" } : {}) })}\n`;
+const gemini: ContractFixture = {
+  write(env) {
+    write(
+      geminiFile(env, GEMINI_A),
+      geminiHeader(GEMINI_A) +
+        geminiMessage("m1", "first ocelotword", BASE_TIME + 1000) +
+        `{"$set":{"lastUpdated":"2026-06-01T09:00:01.000Z"}}\n` +
+        geminiMessage("m2", "then pangolinword", BASE_TIME + 2000, "gemini"),
+    );
+    write(
+      geminiFile(env, GEMINI_B),
+      geminiHeader(GEMINI_B) + geminiMessage("m1", "other quokkaword", BASE_TIME),
+    );
+  },
+  tokens: ["ocelotword", "pangolinword", "quokkaword"],
+  forget: { session: GEMINI_B, tokens: ["quokkaword"] },
+  remove: (env) => rmSync(geminiFile(env, GEMINI_A)),
+  torn: {
+    begin: (env) =>
+      appendFileSync(
+        geminiFile(env, GEMINI_A),
+        geminiMessage("m3", "late tapirword", BASE_TIME + 3000).slice(0, 50),
+      ),
+    finish: (env) =>
+      appendFileSync(
+        geminiFile(env, GEMINI_A),
+        geminiMessage("m3", "late tapirword", BASE_TIME + 3000).slice(50),
+      ),
+    token: "tapirword",
+  },
+  oversized: {
+    write: (env) =>
+      appendFileSync(
+        geminiFile(env, GEMINI_A),
+        geminiMessage("m4", `walrusword ${"lorem ipsum ".repeat(20_000)}`, BASE_TIME + 4000),
+      ),
+    token: "walrusword",
+    bytes: 200_000,
+    maxLineBytes: 64 * 1024,
+  },
+};
+
+/** Qwen Code: one chat per session under `.qwen/projects/<cwd slug>/chats/`. */
+const QWEN_A = "5a7b8c9d-0000-4000-8000-00000000000a";
+const QWEN_B = "5a7b8c9d-0000-4000-8000-00000000000b";
+const qwenFile = (env: Env, session: string) =>
+  path.join(env.HOME!, ".qwen", "projects", "-nonexistent-contract", "chats", `${session}.jsonl`);
+const qwenLine = (
+  session: string,
+  uuid: string,
+  text: string,
+  at: number,
+  type: "user" | "assistant" = "user",
+) =>
+  `${JSON.stringify({ uuid, parentUuid: null, sessionId: session, timestamp: new Date(at).toISOString(), type, cwd: "/nonexistent/contract", version: "0.24.4", gitBranch: "main", ...(type === "assistant" ? { model: "qwen-test" } : {}), message: { role: type === "user" ? "user" : "model", parts: [{ text }] } })}\n`;
+const qwen: ContractFixture = {
+  write(env) {
+    write(
+      qwenFile(env, QWEN_A),
+      qwenLine(QWEN_A, "u1", "first ocelotword", BASE_TIME + 1000) +
+        qwenLine(QWEN_A, "a1", "then pangolinword", BASE_TIME + 2000, "assistant"),
+    );
+    write(qwenFile(env, QWEN_B), qwenLine(QWEN_B, "u1", "other quokkaword", BASE_TIME));
+  },
+  tokens: ["ocelotword", "pangolinword", "quokkaword"],
+  forget: { session: QWEN_B, tokens: ["quokkaword"] },
+  remove: (env) => rmSync(qwenFile(env, QWEN_A)),
+  torn: {
+    begin: (env) =>
+      appendFileSync(
+        qwenFile(env, QWEN_A),
+        qwenLine(QWEN_A, "u2", "late tapirword", BASE_TIME + 3000).slice(0, 50),
+      ),
+    finish: (env) =>
+      appendFileSync(
+        qwenFile(env, QWEN_A),
+        qwenLine(QWEN_A, "u2", "late tapirword", BASE_TIME + 3000).slice(50),
+      ),
+    token: "tapirword",
+  },
+  oversized: {
+    write: (env) =>
+      appendFileSync(
+        qwenFile(env, QWEN_A),
+        qwenLine(QWEN_A, "u3", `walrusword ${"lorem ipsum ".repeat(20_000)}`, BASE_TIME + 4000),
+      ),
+    token: "walrusword",
+    bytes: 200_000,
+    maxLineBytes: 64 * 1024,
+  },
+};
+
 const FIXTURES: Record<string, ContractFixture[]> = {
   "claude-code": [claude],
   codex: [codex],
   opencode: [opencode, opencodeStorage],
+  "gemini-cli": [gemini],
+  "qwen-code": [qwen],
   dyad: [dyad],
   bridge: [bridge],
 };

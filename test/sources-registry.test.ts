@@ -19,6 +19,8 @@ import {
   hasAgentHistory,
   lookedIn,
   otherAgents,
+  sourceDisplayNames,
+  agentChoices,
   sourcesConfigSchema,
   transcriptAgents,
 } from "../src/sources/derive.js";
@@ -34,15 +36,22 @@ const T = Date.UTC(2026, 5, 1);
 
 describe("the registry's derived values for the current sources", () => {
   it("are the ones written before the registry", () => {
-    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "other"]);
-    expect(agentHelp(SOURCES)).toBe("claude | codex | opencode | other (the agent bridge and Dyad chats)");
-    expect(otherAgents(SOURCES)).toEqual(["other", "dyad"]);
-    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode");
-    expect(conversationIds(SOURCES)).toBe("claude:<session>, codex:<thread>, opencode:<session>");
+    // The spec's three, then the agents added after them (issue #34), then `other`.
+    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "gemini", "qwen", "other"]);
+    expect(agentHelp(SOURCES)).toBe(
+      "claude | codex | opencode | gemini | qwen | other (the agent bridge and Dyad chats, and gemini, qwen)",
+    );
+    expect(otherAgents(SOURCES)).toEqual(["other", "gemini", "qwen", "dyad"]);
+    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode, Gemini CLI, Qwen Code");
+    expect(conversationIds(SOURCES)).toBe(
+      "claude:<session>, codex:<thread>, opencode:<session>, gemini:<session>, qwen:<session>",
+    );
     expect(ConfigSchema.parse({}).sources).toEqual({
       claude: true,
       codex: true,
       opencode: true,
+      gemini: true,
+      qwen: true,
       dyad: true,
       dyadDatabases: [],
     });
@@ -50,6 +59,8 @@ describe("the registry's derived values for the current sources", () => {
       "claude",
       "codex",
       "opencode",
+      "gemini",
+      "qwen",
       "dyad",
       "dyadDatabases",
       "dyadAppsDir",
@@ -59,8 +70,25 @@ describe("the registry's derived values for the current sources", () => {
       lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SOURCES),
     ).toBe(
       "Claude Code /h/.claude, /h/.config/claude (CLAUDE_CONFIG_DIR), Codex /h/.codex (CODEX_HOME), " +
-        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
+        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Gemini CLI /h/.gemini/tmp (GEMINI_CLI_HOME), " +
+        "Qwen Code /h/.qwen/projects (QWEN_HOME, QWEN_RUNTIME_DIR), Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
     );
+  });
+
+  it("and the names status, coverage and the dashboard show", () => {
+    expect(sourceDisplayNames(SOURCES)).toMatchObject({
+      "claude-code": "Claude Code",
+      "gemini-cli": "Gemini CLI",
+      "qwen-code": "Qwen Code",
+    });
+    expect(agentChoices(SOURCES)).toEqual([
+      { value: "claude", label: "Claude Code" },
+      { value: "codex", label: "Codex" },
+      { value: "opencode", label: "opencode" },
+      { value: "gemini", label: "Gemini CLI" },
+      { value: "qwen", label: "Qwen Code" },
+      { value: "other", label: "other" },
+    ]);
   });
 
   it("and the bridge writer's bind agents (below sources/, so listed there) are the agent filter's", () => {
@@ -70,19 +98,19 @@ describe("the registry's derived values for the current sources", () => {
 
 describe("a toy source added in one definition and one registry line", () => {
   it("is named by --agent help, the agent filter and search_history's description", () => {
-    expect(agentNames(REGISTRY)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
+    expect(agentNames(REGISTRY)).toEqual(["claude", "codex", "opencode", "gemini", "qwen", "toy", "other"]);
     expect(agentHelp(REGISTRY)).toBe(
-      "claude | codex | opencode | toy | other (the agent bridge and Dyad chats)",
+      "claude | codex | opencode | gemini | qwen | toy | other (the agent bridge and Dyad chats, and gemini, qwen)",
     );
     expect(otherAgents(REGISTRY)).not.toContain("toy");
     // An agent added after the spec's three is named, and `other` still finds it.
     const later = [...SOURCES, { ...toy, filter: { own: true, other: true } as const }];
-    expect(agentNames(later)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
-    expect(otherAgents(later)).toEqual(["other", "dyad", "toy"]);
+    expect(agentNames(later)).toEqual(["claude", "codex", "opencode", "gemini", "qwen", "toy", "other"]);
+    expect(otherAgents(later)).toEqual(["other", "gemini", "qwen", "dyad", "toy"]);
     expect(agentHelp(later)).toBe(
-      "claude | codex | opencode | toy | other (the agent bridge and Dyad chats, and toy)",
+      "claude | codex | opencode | gemini | qwen | toy | other (the agent bridge and Dyad chats, and gemini, qwen, toy)",
     );
-    expect(transcriptAgents(REGISTRY)).toBe("Claude Code, Codex, opencode, Toy Agent");
+    expect(transcriptAgents(REGISTRY)).toBe("Claude Code, Codex, opencode, Gemini CLI, Qwen Code, Toy Agent");
     expect(conversationIds(REGISTRY)).toContain("toy:<session>");
     // search_history's own schema keeps the exact contract; the toy registry's has the agent.
     expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "toy" } }).success).toBe(false);
@@ -132,6 +160,8 @@ describe("a toy source added in one definition and one registry line", () => {
         "claude-code",
         "codex",
         "opencode",
+        "gemini-cli",
+        "qwen-code",
         "dyad",
         "bridge",
         "toy",

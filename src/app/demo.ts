@@ -1,5 +1,6 @@
 /** `recall demo` and `recall start`: a generated corpus in a private RECALL_HOME. */
 export {
+  demoAgentPaths,
   demoPaths,
   generateDemoCorpus,
   isManifestOf,

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { generateDemoCorpus, type DemoManifest } from "../demo/index.js";
+import { demoAgentPaths, generateDemoCorpus, type DemoManifest } from "../demo/index.js";
 import { generateZipfCorpus } from "../demo/zipf-corpus.js";
 import { demoQueryCorpus, type QueryCorpus } from "./queries.js";
 
@@ -58,7 +58,10 @@ export async function historyCorpus(
   return name === "demo" ? demoCorpus(root, messages, seed) : zipfCorpus(root, messages, seed);
 }
 
-/** Claude Code, Codex and opencode transcripts totalling about `messages` messages. */
+/**
+ * Claude Code, Codex and opencode transcripts totalling about `messages` messages, beside the
+ * demo's small Gemini CLI and Qwen Code chats.
+ */
 async function demoCorpus(root: string, messages: number, seed: number): Promise<HistoryCorpus> {
   const t0 = performance.now();
   const claude = Math.round(messages * 0.44);
@@ -73,13 +76,25 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
       dyad: false,
     },
   });
-  const roots = [manifest.paths.claudeConfigDir, manifest.paths.codexHome, manifest.paths.opencodeDataDir];
+  // The Gemini CLI and Qwen Code chats the demo adds are indexed too: their bytes and messages count.
+  const agents = demoAgentPaths(root);
+  const roots = [
+    manifest.paths.claudeConfigDir,
+    manifest.paths.codexHome,
+    manifest.paths.opencodeDataDir,
+    agents.geminiDir,
+    agents.qwenHome,
+  ].filter((r) => existsSync(r));
   return {
     name: "demo",
     home: root,
     queries: demoQueryCorpus(manifest, ["claude", "codex", "opencode"]),
     messages:
-      manifest.counts.claude.messages + manifest.counts.codex.messages + manifest.counts.opencode.messages,
+      manifest.counts.claude.messages +
+      manifest.counts.codex.messages +
+      manifest.counts.opencode.messages +
+      (manifest.agents?.gemini.messages ?? 0) +
+      (manifest.agents?.qwen.messages ?? 0),
     sourceBytes: roots.reduce((a, r) => a + treeBytes(r), 0),
     roots,
     generateMs: performance.now() - t0,

@@ -5,8 +5,10 @@ import { generateClaude } from "./claude-code.js";
 import { generateCodex } from "./codex.js";
 import type { SourceContext, SourceResult } from "./context.js";
 import { generateDyad } from "./dyad.js";
+import { generateGeminiCli } from "./gemini-cli.js";
 import {
   DEMO_SOURCES,
+  demoAgentPaths,
   demoPaths,
   writeManifest,
   type DemoManifest,
@@ -16,6 +18,7 @@ import {
 } from "./manifest.js";
 import { NeedlePlanner, allocateNeedles } from "./needles.js";
 import { generateOpencode } from "./opencode.js";
+import { generateQwenCode } from "./qwen-code.js";
 import { DEFAULT_BASE_TIME, Progress, projectPaths } from "./plan.js";
 import { Rng } from "./rng.js";
 import { TextModel } from "./text.js";
@@ -139,6 +142,19 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   const bridge = generateBridge(rng.fork("bridge"), text, paths.bridgeDir, baseTime, allProjects);
+  // Last, from their own streams: the four sources' and the bridge's output stay as they were.
+  const agentDirs = demoAgentPaths(root);
+  const none: SourceCounts = { ...EMPTY };
+  const agents = {
+    gemini:
+      options.agents?.gemini === false
+        ? none
+        : generateGeminiCli(rng.fork("gemini-cli"), text, agentDirs.geminiDir, baseTime, allProjects),
+    qwen:
+      options.agents?.qwen === false
+        ? none
+        : generateQwenCode(rng.fork("qwen-code"), text, agentDirs.qwenHome, baseTime, allProjects),
+  };
   progress.finish();
   const manifest: DemoManifest = {
     root,
@@ -148,6 +164,7 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     projects: allProjects.filter((p) => usedProjects.has(p)),
     needles,
     canaries: pool.used(),
+    agents,
     bridge,
   };
   writeManifest(manifest);

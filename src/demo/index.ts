@@ -12,6 +12,7 @@ export {
 export {
   DEMO_SOURCES,
   MANIFEST_FILE,
+  demoAgentPaths,
   demoPaths,
   isIncompleteManifest,
   isManifestOf,

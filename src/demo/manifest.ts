@@ -8,6 +8,10 @@ import { writeWholeFile } from "./writer.js";
 export const DEMO_SOURCES = ["claude", "codex", "opencode", "dyad"] as const;
 export type DemoSource = (typeof DEMO_SOURCES)[number];
 
+/** Agents the demo writes beside the four sources, outside their shares of `messages`. */
+export const DEMO_AGENTS = ["gemini", "qwen"] as const;
+export type DemoAgent = (typeof DEMO_AGENTS)[number];
+
 export interface SourceOverride {
   messages: number;
   /** Sessions (Dyad: chats). */
@@ -28,6 +32,11 @@ export interface DemoOptions {
    * of `messages`; an object fixes that source's size, e.g. `{ dyad: { messages: 1_000_000, sessions: 2000, projects: 1 } }`.
    */
   sources?: Partial<Record<DemoSource, boolean | SourceOverride>>;
+  /**
+   * The agents added after the four above, a few small sessions each: Gemini CLI chats under
+   * `<root>/.gemini`, Qwen Code chats under `<root>/.qwen`. On unless `false`.
+   */
+  agents?: Partial<Record<DemoAgent, boolean>>;
   /** Epoch ms of the oldest message; default a fixed constant (never the clock). Records spread over ~a year. */
   baseTime?: number;
   onProgress?: (done: number, total: number) => void;
@@ -73,6 +82,8 @@ export interface DemoManifest {
     /** The agent-bridge store (RECALL_BRIDGE_DIR; the default bridge root when RECALL_HOME is unset). */
     bridgeDir: string;
   };
+  /** What the added agents wrote (absent in a corpus an older recall generated). */
+  agents?: Record<DemoAgent, SourceCounts>;
   /** Agent-bridge records written through the bridge writer. */
   bridge: BridgeDemoCounts;
   /** Absolute project (cwd) paths used; they live under the corpus's fake HOME, /home/demo. */
@@ -93,6 +104,14 @@ export function demoPaths(root: string): DemoManifest["paths"] {
     dyadAppsDir: path.join(root, "dyad-apps"),
     bridgeDir: path.join(root, ".local", "share", "recall", "bridge"),
   };
+}
+
+/**
+ * The added agents' folders, derived from the root (not `paths`: a corpus an older recall wrote
+ * stays this corpus). GEMINI_CLI_HOME is the folder holding `.gemini`, QWEN_HOME `.qwen` itself.
+ */
+export function demoAgentPaths(root: string) {
+  return { geminiCliHome: root, geminiDir: path.join(root, ".gemini"), qwenHome: path.join(root, ".qwen") };
 }
 
 /**

@@ -7,6 +7,9 @@ function home(env: Env): string {
   return env.HOME || os.homedir();
 }
 
+/** The user's home as a CLI sees it: HOME, else the account's. Sources resolve their folders from it. */
+export const userHome = (env: Env): string => home(env);
+
 /** RECALL_HOME, else $XDG_DATA_HOME/recall, else ~/.local/share/recall. */
 export function recallHome(env: Env = process.env): string {
   if (env.RECALL_HOME) return path.resolve(env.RECALL_HOME);

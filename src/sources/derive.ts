@@ -86,3 +86,16 @@ export const transcriptAgents = (definitions: Definitions): string =>
 /** "claude:<session>, codex:<thread>, opencode:<session>": conversation ids as help shows them. */
 export const conversationIds = (definitions: Definitions): string =>
   definitions.flatMap((d) => (d.conversationId ? [d.conversationId] : [])).join(", ");
+
+/** Each source's display name by its name ("gemini-cli" → "Gemini CLI"): status and coverage show these. */
+export const sourceDisplayNames = (definitions: Definitions): Record<string, string> =>
+  Object.fromEntries(definitions.map((d) => [d.name, d.displayName]));
+
+/** The agent filter's values with the names people know them by, for pickers (the dashboard's). */
+export function agentChoices(definitions: Definitions): { value: string; label: string }[] {
+  const own = definitions.filter((d) => d.filter.own);
+  return agentNames(definitions).map((value) => ({
+    value,
+    label: value === OTHER_AGENT ? "other" : (own.find((d) => d.agent === value)?.displayName ?? value),
+  }));
+}

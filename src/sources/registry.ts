@@ -6,16 +6,18 @@ import { codex } from "./codex/definition.js";
 import type { SourceDefinition } from "./definition.js";
 import { agentNames, ownAgents, sourcesConfigSchema } from "./derive.js";
 import { dyad } from "./dyad/definition.js";
+import { gemini } from "./gemini-cli/definition.js";
 import { opencode } from "./opencode/definition.js";
+import { qwen } from "./qwen-code/definition.js";
 import type { Source } from "./types.js";
 
 /**
  * Every source recall reads, in the order they are read. A new source is one folder under
  * sources/ exporting a definition (docs/adding-a-source.md) plus one line here.
  */
-export const SOURCES = [claudeCode, codex, opencode, dyad, bridge] as const;
+export const SOURCES = [claudeCode, codex, opencode, gemini, qwen, dyad, bridge] as const;
 
-/** The agent filter of search_history: claude, codex, opencode, other. */
+/** The agent filter of search_history: claude, codex, opencode, the agents added after them, other. */
 export const AgentName = z.enum(agentNames(SOURCES));
 export type AgentName = z.infer<typeof AgentName>;
 

@@ -8,6 +8,8 @@ import path from "node:path";
  */
 export const SHARED_DIR = path.resolve(fileURLToPath(new URL("../../../shared", import.meta.url)));
 export const REAL_FIXTURES = path.join(SHARED_DIR, "fixtures", "real");
+/** Seven more CLIs, run for real against a scripted model (README.md and MANIFEST.json there). */
+export const REAL_MORE_FIXTURES = path.join(SHARED_DIR, "fixtures", "real-more");
 export const LOCOMO_DIR = path.join(SHARED_DIR, "benchmarks", "locomo");
 
 export function sharedAvailable(sub = ""): boolean {

@@ -6,6 +6,7 @@ import { RecallError } from "../../core/errors.js";
 import {
   makeDirs,
   realOrSelf,
+  demoAgentPaths,
   demoPaths,
   generateDemoCorpus,
   MANIFEST_FILE,
@@ -90,6 +91,8 @@ export function prepareDemoFolder(root: string, chosen: boolean): void {
     paths.opencodeDataDir,
     paths.dyadAppsDir,
     paths.bridgeDir,
+    demoAgentPaths(real).geminiDir,
+    demoAgentPaths(real).qwenHome,
     ...["", "-wal", "-shm", "-journal"].map((suffix) => paths.dyadDb + suffix),
   ];
   for (const target of targets) {
@@ -103,7 +106,9 @@ export const demoCommand: CommandModule = {
   register(program: Command, ctx) {
     program
       .command("demo")
-      .description("write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad) into a folder")
+      .description(
+        "write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad, Gemini CLI, Qwen Code) into a folder",
+      )
       .option("--out <dir>", "folder to write into (a fake HOME)", undefined)
       .option("--seed <n>", "seed; the same seed writes the same corpus", "1")
       .option("--messages <n>", "approximate number of messages", "600")

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { type Env } from "../../app/recall.js";
 import {
+  demoAgentPaths,
   generateDemoCorpus,
   isManifestOf,
   MANIFEST_FILE,
@@ -56,6 +57,9 @@ export function demoEnv(env: Env, manifest: DemoManifest): Env {
     XDG_DATA_HOME: path.dirname(manifest.paths.opencodeDataDir),
     OPENCODE_DB: undefined,
     RECALL_BRIDGE_DIR: manifest.paths.bridgeDir,
+    GEMINI_CLI_HOME: demoAgentPaths(manifest.root).geminiCliHome,
+    QWEN_HOME: demoAgentPaths(manifest.root).qwenHome,
+    QWEN_RUNTIME_DIR: undefined,
   };
 }
 

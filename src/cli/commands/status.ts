@@ -10,6 +10,7 @@ import {
   rebuildingNow,
   redactionState,
   sourceCoverage,
+  SOURCE_NAMES,
   toolFigures,
 } from "../../app/status.js";
 import { openIndexToRead } from "../../app/open-index.js";
@@ -115,7 +116,7 @@ export const statusCommand: CommandModule = {
             const state =
               states.get(s.source)?.state ?? (s.backlogFiles > 0 || !s.discovered ? "indexing" : "ready");
             out.push(
-              `  ${s.source.padEnd(12)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
+              `  ${s.source.padEnd(12)} ${(SOURCE_NAMES[s.source] ?? "").padEnd(12)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
                 `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${formatBytes(s.raw.stored)}` +
                 (s.raw.prunedChunks > 0 ? ` (${formatBytes(s.raw.prunedBytes)} pruned)` : "") +
                 // A file found shrunk or rewritten keeps its earlier version: said, never hidden.

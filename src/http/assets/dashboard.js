@@ -351,18 +351,34 @@ async function refreshStatus() {
     (s.lastRun
       ? ` Last full run: ${s.lastRun.records} records, finished ${fmtTime(s.lastRun.finishedAt)}.`
       : "");
+  showAgentChoices(s.agents ?? []);
+  const names = s.sourceNames ?? {};
   $("coverage-rows").replaceChildren(
     ...s.coverage.map((c) =>
       el(
         "tr",
         { className: `state-${c.state}` },
-        el("td", {}, c.source),
+        el("td", {}, names[c.source] ? `${names[c.source]} (${c.source})` : c.source),
         el("td", {}, c.state === "indexing" ? "still indexing" : c.state),
         el("td", {}, fmtTime(c.indexedThrough)),
         el("td", {}, String(c.backlog)),
       ),
     ),
   );
+}
+
+/**
+ * The agent filter's choices come from the registry (/api/status): every registered agent by its
+ * display name. The page's own options (the spec's agents) stay, relabelled; a choice made stays.
+ */
+function showAgentChoices(agents) {
+  const select = $("f-agent");
+  const known = new Map([...select.options].map((o) => [o.value, o]));
+  const other = known.get("other") ?? null;
+  for (const { value, label } of agents) {
+    const option = known.get(value) ?? select.insertBefore(el("option", { value }), other);
+    if (option.textContent !== label) option.textContent = label;
+  }
 }
 
 // ---- agents consulted --------------------------------------------------------------------

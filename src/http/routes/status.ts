@@ -1,10 +1,17 @@
-import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../app/status.js";
+import {
+  AGENT_CHOICES,
+  readCoverage,
+  readPublishedCoverage,
+  rebuildingNow,
+  SOURCE_NAMES,
+} from "../../app/status.js";
 import { singleParams } from "../params.js";
 import type { Route } from "../route.js";
 
 /**
  * GET /api/status: index coverage per source as every search reports it, and whether any
- * source is still being indexed (a first backfill, a reindex, a backlog).
+ * source is still being indexed (a first backfill, a reindex, a backlog); the sources' display names
+ * and the agent filter's choices, so the dashboard names every registered agent.
  */
 export const statusRoute: Route = {
   method: "GET",
@@ -24,6 +31,9 @@ export const statusRoute: Route = {
         publishedAt: published?.publishedAt ?? null,
         lastRun: published?.lastRun ?? null,
         coverage,
+        /** Display names by source name, and the agent filter's choices (registry-derived). */
+        sourceNames: SOURCE_NAMES,
+        agents: AGENT_CHOICES,
       },
     };
   },

@@ -1,0 +1,86 @@
+/**
+ * Qwen Code 0.24.4, real files (../shared/fixtures/real-more/qwen-code) copied into a temporary
+ * HOME, indexed and found through search_history; a resume appended to the session and a
+ * re-read add nothing twice.
+ */
+import { appendFileSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { sharedAvailable } from "./helpers/shared.js";
+import { indexRealMore, readManifest, searchTool, sessionsOf } from "./helpers/real-more.js";
+import type { Harness } from "./sources-harness.js";
+
+const available = sharedAvailable("fixtures/real-more/qwen-code");
+
+describe.skipIf(!available)("Qwen Code sessions written by the real binary", () => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  it("finds the decision, the resumed follow-up, the ADR and the big output's marker", async () => {
+    const manifest = readManifest();
+    const { decision, adr, build } = sessionsOf(manifest, "qwen-code");
+    h = await indexRealMore("qwen-code");
+
+    const phrase = await searchTool(h, { query: manifest.decision_phrase, filters: { agent: "qwen" } });
+    expect(phrase.map((x) => x.conversation)).toContain(`qwen:${decision.session_id}`);
+    const answer = phrase.find((x) => x.conversation === `qwen:${decision.session_id}`)!;
+    expect(answer).toMatchObject({ agent: "qwen", session: decision.session_id, role: "assistant" });
+    expect(answer.project).toBe(decision.cwd);
+
+    const resumed = await searchTool(h, { query: "0042_enable_rls.sql" });
+    expect(resumed.map((x) => x.conversation)).toEqual([`qwen:${decision.session_id}`]);
+
+    const adrHits = await searchTool(h, { query: "ADR architecture decision record auth store" });
+    expect(adrHits.map((x) => x.conversation)).toContain(`qwen:${adr.session_id}`);
+
+    expect(build.big_output_first_line_in_tool_result).toBe(true);
+    const marker = await searchTool(h, { query: "quokka_retry_budget exhausted shard" });
+    const tool = marker.filter((x) => x.conversation === `qwen:${build.session_id}` && x.role === "tool");
+    expect(tool.length).toBe(1);
+
+    const other = await searchTool(h, { query: "0042_enable_rls.sql", filters: { agent: "other" } });
+    expect(other.map((x) => x.conversation)).toEqual([`qwen:${decision.session_id}`]);
+    expect(await searchTool(h, { query: "0042_enable_rls.sql", filters: { agent: "gemini" } })).toEqual([]);
+  });
+
+  it("records model and branch, and reads an appended resume without a duplicate", async () => {
+    const manifest = readManifest();
+    const { decision } = sessionsOf(manifest, "qwen-code");
+    h = await indexRealMore("qwen-code");
+    const conversation = `qwen:${decision.session_id}`;
+    const records = () =>
+      h!.count("SELECT count(*) FROM recall_records WHERE conversation = ?", conversation);
+    // 2 prompts, 4 replies, 2 tool results; the 17 system lines are no records.
+    expect(records()).toBe(8);
+    expect(
+      h.count(
+        "SELECT count(*) FROM recall_conversations WHERE id = ? AND model = 'mock-model' AND branch = 'main'",
+        conversation,
+      ),
+    ).toBe(1);
+    const file = path.join(h.home, decision.files[0]!.replace(/^qwen-code\/home\//, ""));
+    const last = readFileSync(file, "utf8").split("\n").filter(Boolean).at(-1)!;
+    const next = JSON.parse(last) as Record<string, unknown>;
+    appendFileSync(
+      file,
+      `${JSON.stringify({
+        ...next,
+        uuid: "11111111-2222-4333-8444-555555555555",
+        parentUuid: next["uuid"],
+        timestamp: "2026-12-04T17:40:00.000Z",
+        type: "user",
+        provenance: "real_user",
+        message: { role: "user", parts: [{ text: "and rotate the pangolin signing key" }] },
+      })}\n`,
+    );
+    h.index();
+    h.index();
+    expect(records()).toBe(9);
+    expect((await searchTool(h, { query: "pangolin signing key" })).map((x) => x.conversation)).toEqual([
+      conversation,
+    ]);
+  });
+});
