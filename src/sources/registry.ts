@@ -3,17 +3,19 @@ import type { Env } from "../platform/paths.js";
 import { bridge } from "./bridge/definition.js";
 import { claudeCode } from "./claude-code/definition.js";
 import { codex } from "./codex/definition.js";
+import { copilot } from "./copilot/definition.js";
 import type { SourceDefinition } from "./definition.js";
 import { agentNames, ownAgents, sourcesConfigSchema } from "./derive.js";
 import { dyad } from "./dyad/definition.js";
 import { opencode } from "./opencode/definition.js";
+import { pi } from "./pi/definition.js";
 import type { Source } from "./types.js";
 
 /**
  * Every source recall reads, in the order they are read. A new source is one folder under
  * sources/ exporting a definition (docs/adding-a-source.md) plus one line here.
  */
-export const SOURCES = [claudeCode, codex, opencode, dyad, bridge] as const;
+export const SOURCES = [claudeCode, codex, opencode, copilot, pi, dyad, bridge] as const;
 
 /** The agent filter of search_history: claude, codex, opencode, other. */
 export const AgentName = z.enum(agentNames(SOURCES));
@@ -29,7 +31,8 @@ export interface CreateSourcesOptions {
 
 /**
  * The sources of this machine, one per CLI (Dyad: one per database), each honouring its CLI's
- * own environment variables (CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DB, XDG_DATA_HOME).
+ * own environment variables (CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DB, XDG_DATA_HOME, COPILOT_HOME,
+ * PI_CODING_AGENT_DIR).
  */
 export function createSources(
   env: Env,
