@@ -29,24 +29,30 @@ import { sourceContract } from "./helpers/source-contract.js";
 import { tempDir } from "./helpers/tmp.js";
 import { toy, toyLine, toySessions } from "./helpers/toy-source.js";
 
-const REGISTRY = [...SOURCES, toy];
+/** The sources registered before the agents issue #34 added (claude, codex, opencode, Dyad, bridge). */
+const SPEC_SOURCES = SOURCES.filter((d) =>
+  ["claude-code", "codex", "opencode", "dyad", "bridge"].includes(d.name),
+);
+const REGISTRY = [...SPEC_SOURCES, toy];
 const T = Date.UTC(2026, 5, 1);
 
 describe("the registry's derived values for the current sources", () => {
   it("are the ones written before the registry", () => {
-    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "other"]);
-    expect(agentHelp(SOURCES)).toBe("claude | codex | opencode | other (the agent bridge and Dyad chats)");
-    expect(otherAgents(SOURCES)).toEqual(["other", "dyad"]);
-    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode");
-    expect(conversationIds(SOURCES)).toBe("claude:<session>, codex:<thread>, opencode:<session>");
-    expect(ConfigSchema.parse({}).sources).toEqual({
+    expect(agentNames(SPEC_SOURCES)).toEqual(["claude", "codex", "opencode", "other"]);
+    expect(agentHelp(SPEC_SOURCES)).toBe(
+      "claude | codex | opencode | other (the agent bridge and Dyad chats)",
+    );
+    expect(otherAgents(SPEC_SOURCES)).toEqual(["other", "dyad"]);
+    expect(transcriptAgents(SPEC_SOURCES)).toBe("Claude Code, Codex, opencode");
+    expect(conversationIds(SPEC_SOURCES)).toBe("claude:<session>, codex:<thread>, opencode:<session>");
+    expect(sourcesConfigSchema(SPEC_SOURCES).parse({})).toEqual({
       claude: true,
       codex: true,
       opencode: true,
       dyad: true,
       dyadDatabases: [],
     });
-    expect(Object.keys(ConfigSchema.shape.sources.unwrap().shape)).toEqual([
+    expect(Object.keys(sourcesConfigSchema(SPEC_SOURCES).unwrap().shape)).toEqual([
       "claude",
       "codex",
       "opencode",
@@ -56,11 +62,53 @@ describe("the registry's derived values for the current sources", () => {
       "bridgeDir",
     ]);
     expect(
-      lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SOURCES),
+      lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SPEC_SOURCES),
     ).toBe(
       "Claude Code /h/.claude, /h/.config/claude (CLAUDE_CONFIG_DIR), Codex /h/.codex (CODEX_HOME), " +
         "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
     );
+  });
+
+  it("and with the agents added since (GitHub Copilot CLI, pi): named by the filter, found by other", () => {
+    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "copilot", "pi", "other"]);
+    expect(agentHelp(SOURCES)).toBe(
+      "claude | codex | opencode | copilot | pi | other (the agent bridge and Dyad chats, and copilot, pi)",
+    );
+    expect(otherAgents(SOURCES)).toEqual(["other", "copilot", "pi", "dyad"]);
+    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode, GitHub Copilot CLI, pi");
+    expect(conversationIds(SOURCES)).toBe(
+      "claude:<session>, codex:<thread>, opencode:<session>, copilot:<session>, pi:<session>",
+    );
+    expect(ConfigSchema.parse({}).sources).toEqual({
+      claude: true,
+      codex: true,
+      opencode: true,
+      copilot: true,
+      pi: true,
+      dyad: true,
+      dyadDatabases: [],
+    });
+    expect(Object.keys(ConfigSchema.shape.sources.unwrap().shape)).toEqual([
+      "claude",
+      "codex",
+      "opencode",
+      "copilot",
+      "pi",
+      "dyad",
+      "dyadDatabases",
+      "dyadAppsDir",
+      "bridgeDir",
+    ]);
+    expect(
+      lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SOURCES),
+    ).toBe(
+      "Claude Code /h/.claude, /h/.config/claude (CLAUDE_CONFIG_DIR), Codex /h/.codex (CODEX_HOME), " +
+        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), " +
+        "GitHub Copilot CLI /h/.copilot/session-state (COPILOT_HOME), pi /h/.pi/agent/sessions (PI_CODING_AGENT_DIR), " +
+        "Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
+    );
+    expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "pi" } }).success).toBe(true);
+    expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "copilot" } }).success).toBe(true);
   });
 
   it("and the bridge writer's bind agents (below sources/, so listed there) are the agent filter's", () => {
@@ -76,7 +124,7 @@ describe("a toy source added in one definition and one registry line", () => {
     );
     expect(otherAgents(REGISTRY)).not.toContain("toy");
     // An agent added after the spec's three is named, and `other` still finds it.
-    const later = [...SOURCES, { ...toy, filter: { own: true, other: true } as const }];
+    const later = [...SPEC_SOURCES, { ...toy, filter: { own: true, other: true } as const }];
     expect(agentNames(later)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
     expect(otherAgents(later)).toEqual(["other", "dyad", "toy"]);
     expect(agentHelp(later)).toBe(

@@ -53,7 +53,8 @@ export function realAgentSuite({ cli, agent }: RealAgent): void {
         const inResumed = decision.filter((h) => h.conversation === conversation(resumed));
         expect(inResumed.map((h) => h.role)).toContain("assistant");
         expect(inResumed[0]!.project).toBe(resumed.cwd);
-        expect(inResumed[0]!.title).toMatch(/^We need to pick a database for the auth store/);
+        // Neither CLI records a title but the first prompt, which stays its own record only.
+        expect(inResumed[0]!.title).toBeNull();
         // The phrase is said in the decision session and the ADR session only (OR-relaxed hits follow).
         expect([conversation(resumed), conversation(adr)]).toContain(decision[0]!.conversation);
 

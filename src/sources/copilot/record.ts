@@ -4,7 +4,8 @@
  *
  * - `session.start` / `session.resume`: the session's cwd, git branch and selected model.
  * - `user.message`: the prompt as typed (`content`; `transformedContent` only adds a datetime tag).
- *   The first prompt titles the session, as Copilot's own `workspace.yaml` name does.
+ *   Copilot records no title but its first prompt (`workspace.yaml` name), so recall sets none:
+ *   a conversation title is searched with every record of it, and the prompt is its own record.
  * - `assistant.message`: text, reasoning (thinking, never indexed) and `toolRequests` as calls.
  * - `tool.execution_complete`: the output Copilot gave the model (`result.content`, already cut
  *   to a preview when large), named from the `tool.execution_start` of the same call id.
@@ -12,7 +13,7 @@
  *   accounting carry nothing a person said: skipped.
  */
 import type { TranscriptBlock } from "../../core/transcript.js";
-import { promptTitle, type LineEvent, type LineMemory, type SessionFacts } from "../files/line-transcript.js";
+import { type LineEvent, type LineMemory, type SessionFacts } from "../files/line-transcript.js";
 import { scrubBinary } from "../shared/binary.js";
 import { arr, bool, isRecord, num, obj, parseJsonObjectLine, str, type JsonObject } from "../shared/json.js";
 import { parseTimestamp } from "../shared/time.js";
@@ -56,14 +57,11 @@ function sessionFacts(data: JsonObject): SessionFacts {
 function userTurn(id: string, at: number | null, data: JsonObject): LineEvent {
   const text = str(data["content"]) ?? "";
   if (text.trim().length === 0) return { type: "skip" };
-  // Every prompt offers itself as the title; only the first is taken (LineTranscriptParser).
-  const title = promptTitle(text);
   return {
     type: "record",
     key: id,
     at,
     turn: { role: "user", blocks: [{ type: "text", text }], isCompactionSummary: false },
-    ...(title ? { facts: { title } } : {}),
   };
 }
 

@@ -12,14 +12,13 @@ import type { ConversationRef } from "../types.js";
 import type { JsonlLine } from "./jsonl-reader.js";
 import type { JsonlParser, JsonlSink, ParserContext } from "./jsonl-source.js";
 
-/** Facts about the session a line states. `title` is only taken while none is known (see `titleFirst`). */
+/** Facts about the session a line states. */
 export interface SessionFacts {
   cwd?: string;
   branch?: string;
   model?: string;
+  /** A title the session was given (a name the person chose): the latest one holds. */
   title?: string;
-  /** A title the person chose: replaces any earlier one. */
-  namedTitle?: string;
 }
 
 export type LineEvent =
@@ -53,7 +52,6 @@ interface Learned {
   branch?: string;
   model?: string;
   title?: string;
-  named?: true;
 }
 
 export class LineTranscriptParser implements JsonlParser {
@@ -61,7 +59,6 @@ export class LineTranscriptParser implements JsonlParser {
   private readonly session: string;
   private conversation: ConversationRef;
   private readonly memory: LineMemory;
-  private named: boolean;
   private lastAt: number;
 
   constructor(
@@ -85,7 +82,6 @@ export class LineTranscriptParser implements JsonlParser {
       branch: learned.branch ?? null,
       model: learned.model ?? null,
     };
-    this.named = learned.named === true;
     this.memory = { ...((snapshot as LineMemory | null) ?? {}) };
     this.lastAt = context.mtimeMs;
   }
@@ -133,21 +129,17 @@ export class LineTranscriptParser implements JsonlParser {
       ...(branch ? { branch } : {}),
       ...(model ? { model } : {}),
       ...(title ? { title } : {}),
-      ...(this.named ? { named: true as const } : {}),
     };
     return Object.keys(learned).length > 0 ? learned : undefined;
   }
 
-  /** The first cwd names the project; branch and model follow the latest line; a chosen title wins. */
+  /** The first cwd names the project; branch, model and title follow the latest line stating them. */
   private learn(facts: SessionFacts, sink: JsonlSink): void {
     const change: Partial<ConversationRef> = {};
     if (facts.cwd && this.conversation.project === null) change.project = this.resolver.resolve(facts.cwd);
     if (facts.branch && facts.branch !== this.conversation.branch) change.branch = facts.branch;
     if (facts.model && facts.model !== this.conversation.model) change.model = facts.model;
-    if (facts.namedTitle && facts.namedTitle !== this.conversation.title) {
-      change.title = facts.namedTitle;
-      this.named = true;
-    } else if (facts.title && this.conversation.title === null && !this.named) change.title = facts.title;
+    if (facts.title && facts.title !== this.conversation.title) change.title = facts.title;
     if (change.title) sink.alias(change.title, this.session);
     if (Object.keys(change).length === 0) return;
     this.conversation = { ...this.conversation, ...change };
@@ -159,11 +151,4 @@ export class LineTranscriptParser implements JsonlParser {
     const keys = Object.keys(this.memory);
     for (let i = 0; i < keys.length - max; i++) delete this.memory[keys[i]!];
   }
-}
-
-/** A title from a first prompt: its first line, cut at `max` characters. */
-export function promptTitle(text: string, max = 100): string | undefined {
-  const line = text.trim().split("\n", 1)[0]?.trim() ?? "";
-  if (line.length === 0) return undefined;
-  return line.length <= max ? line : `${line.slice(0, max).trimEnd()}…`;
 }

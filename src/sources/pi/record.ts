@@ -11,10 +11,11 @@
  * - `custom_message`: text an extension injected (context).
  * - `model_change`: the model; `session_info`: the name the person gave the session.
  * - `thinking_level_change`, `label` and extension `custom` data: skipped.
- * Without a name, the first prompt titles the session (pi's own session list shows it).
+ * Without a name the session has no title: a conversation title is searched with every record
+ * of it, so the first prompt (pi's session list shows it) stays only its own record.
  */
 import type { TranscriptBlock, TranscriptTurn } from "../../core/transcript.js";
-import { promptTitle, type LineEvent, type SessionFacts } from "../files/line-transcript.js";
+import { type LineEvent, type SessionFacts } from "../files/line-transcript.js";
 import { scrubBinary } from "../shared/binary.js";
 import { arr, bool, isRecord, num, obj, parseJsonObjectLine, str, type JsonObject } from "../shared/json.js";
 import { parseTimestamp } from "../shared/time.js";
@@ -37,7 +38,7 @@ export function mapPiLine(text: string): LineEvent {
     }
     case "session_info": {
       const name = str(line["name"])?.trim();
-      return { type: "skip", ...(name ? { facts: { namedTitle: name } } : {}) };
+      return { type: "skip", ...(name ? { facts: { title: name } } : {}) };
     }
     case "message":
       return id ? message(id, at, obj(line["message"])) : { type: "skip" };
@@ -112,14 +113,7 @@ function user(id: string, at: number | null, content: unknown): LineEvent {
     }
   }
   if (blocks.length === 0) return { type: "skip" };
-  const first = blocks.find((b) => b.type === "text");
-  const title = first?.type === "text" ? promptTitle(first.text) : undefined;
-  return record(
-    id,
-    at,
-    { role: "user", blocks, isCompactionSummary: false },
-    title ? { facts: { title } } : {},
-  );
+  return record(id, at, { role: "user", blocks, isCompactionSummary: false });
 }
 
 function assistant(id: string, at: number | null, message: JsonObject): LineEvent {
