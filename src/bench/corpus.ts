@@ -58,7 +58,10 @@ export async function historyCorpus(
   return name === "demo" ? demoCorpus(root, messages, seed) : zipfCorpus(root, messages, seed);
 }
 
-/** Claude Code, Codex and opencode transcripts totalling about `messages` messages. */
+/**
+ * Claude Code, Codex and opencode transcripts totalling about `messages` messages, plus the
+ * demo's small GitHub Copilot CLI and pi corpora (read from the same HOME).
+ */
 async function demoCorpus(root: string, messages: number, seed: number): Promise<HistoryCorpus> {
   const t0 = performance.now();
   const claude = Math.round(messages * 0.44);
@@ -73,13 +76,23 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
       dyad: false,
     },
   });
-  const roots = [manifest.paths.claudeConfigDir, manifest.paths.codexHome, manifest.paths.opencodeDataDir];
+  const roots = [
+    manifest.paths.claudeConfigDir,
+    manifest.paths.codexHome,
+    manifest.paths.opencodeDataDir,
+    manifest.paths.copilotHome,
+    manifest.paths.piAgentDir,
+  ];
   return {
     name: "demo",
     home: root,
     queries: demoQueryCorpus(manifest, ["claude", "codex", "opencode"]),
     messages:
-      manifest.counts.claude.messages + manifest.counts.codex.messages + manifest.counts.opencode.messages,
+      manifest.counts.claude.messages +
+      manifest.counts.codex.messages +
+      manifest.counts.opencode.messages +
+      manifest.moreAgents.copilot.messages +
+      manifest.moreAgents.pi.messages,
     sourceBytes: roots.reduce((a, r) => a + treeBytes(r), 0),
     roots,
     generateMs: performance.now() - t0,

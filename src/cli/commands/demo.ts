@@ -90,6 +90,8 @@ export function prepareDemoFolder(root: string, chosen: boolean): void {
     paths.opencodeDataDir,
     paths.dyadAppsDir,
     paths.bridgeDir,
+    paths.copilotHome,
+    paths.piAgentDir,
     ...["", "-wal", "-shm", "-journal"].map((suffix) => paths.dyadDb + suffix),
   ];
   for (const target of targets) {
@@ -103,7 +105,9 @@ export const demoCommand: CommandModule = {
   register(program: Command, ctx) {
     program
       .command("demo")
-      .description("write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad) into a folder")
+      .description(
+        "write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad, GitHub Copilot CLI, pi) into a folder",
+      )
       .option("--out <dir>", "folder to write into (a fake HOME)", undefined)
       .option("--seed <n>", "seed; the same seed writes the same corpus", "1")
       .option("--messages <n>", "approximate number of messages", "600")
@@ -128,7 +132,8 @@ export const demoCommand: CommandModule = {
         const c = manifest.counts;
         process.stdout.write(
           `demo corpus in ${root}\n` +
-            `  claude ${c.claude.messages} messages, codex ${c.codex.messages}, opencode ${c.opencode.messages}, dyad ${c.dyad.messages}\n` +
+            `  claude ${c.claude.messages} messages, codex ${c.codex.messages}, opencode ${c.opencode.messages}, dyad ${c.dyad.messages}, ` +
+            `copilot ${manifest.moreAgents.copilot.messages}, pi ${manifest.moreAgents.pi.messages}\n` +
             (manifest.needles[0]
               ? `  ${manifest.needles.length} planted needles, e.g. try: recall search "${manifest.needles[0].query}"\n`
               : "  no planted needles (too few messages)\n"),

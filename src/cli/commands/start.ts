@@ -56,6 +56,8 @@ export function demoEnv(env: Env, manifest: DemoManifest): Env {
     XDG_DATA_HOME: path.dirname(manifest.paths.opencodeDataDir),
     OPENCODE_DB: undefined,
     RECALL_BRIDGE_DIR: manifest.paths.bridgeDir,
+    COPILOT_HOME: manifest.paths.copilotHome,
+    PI_CODING_AGENT_DIR: manifest.paths.piAgentDir,
   };
 }
 
