@@ -52,6 +52,14 @@ export const agentFilter = (
 ): { agent: string } | { agents: string[] } =>
   value === OTHER_AGENT ? { agents: otherAgents(definitions) } : { agent: value };
 
+/** The agent filter's values with the names people know them by (the dashboard's agent choice). */
+export function agentChoices(definitions: Definitions): { value: string; label: string }[] {
+  return agentNames(definitions).map((value) => ({
+    value,
+    label: definitions.find((d) => d.filter.own && d.agent === value)?.displayName ?? value,
+  }));
+}
+
 /** `--agent` help: "claude | codex | opencode | other (the agent bridge and Dyad chats)". */
 export function agentHelp(definitions: Definitions): string {
   const labels = definitions
