@@ -1,3 +1,3 @@
 import { realAgentSuite } from "./helpers/real-more-suite.js";
 
-realAgentSuite({ cli: "pi", agent: "pi" });
+realAgentSuite({ cli: "pi", agent: "pi", label: "pi" });

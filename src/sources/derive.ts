@@ -60,6 +60,12 @@ export function agentChoices(definitions: Definitions): { value: string; label: 
   }));
 }
 
+/** A source as status and coverage name it: its stable name, and how people name it when that differs. */
+export function sourceLabel(source: string, definitions: Definitions): string {
+  const display = definitions.find((d) => d.name === source)?.displayName;
+  return display && display !== source ? `${source} (${display})` : source;
+}
+
 /** `--agent` help: "claude | codex | opencode | other (the agent bridge and Dyad chats)". */
 export function agentHelp(definitions: Definitions): string {
   const labels = definitions

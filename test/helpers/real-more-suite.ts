@@ -23,9 +23,11 @@ export interface RealAgent {
   cli: string;
   /** The agent filter's value. */
   agent: string;
+  /** How `recall status` names its source. */
+  label: string;
 }
 
-export function realAgentSuite({ cli, agent }: RealAgent): void {
+export function realAgentSuite({ cli, agent, label }: RealAgent): void {
   const available = sharedAvailable("fixtures/real-more/MANIFEST.json");
   describe.skipIf(!available)(`${agent}: the real sessions of ../shared/fixtures/real-more/${cli}`, () => {
     const manifest = available
@@ -46,6 +48,10 @@ export function realAgentSuite({ cli, agent }: RealAgent): void {
         const indexed = home.run("index");
         expect(indexed.status, indexed.stderr).toBe(0);
         expect(fingerprint(home.home)).toEqual(before);
+        const status = home.run("status");
+        expect(status.stdout).toMatch(
+          new RegExp(`^  ${label.replace(/[()]/g, "\\$&")} +ready .* docs 16 `, "m"),
+        );
 
         const decision = search(home, manifest.decision_phrase, "--agent", agent);
         expect(decision.length).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { sourceLabel, SOURCES } from "../../app/sources.js";
 import { readCoverage, readPublishedCoverage, rebuildingNow } from "../../app/status.js";
 import { singleParams } from "../params.js";
 import type { Route } from "../route.js";
@@ -24,6 +25,8 @@ export const statusRoute: Route = {
         publishedAt: published?.publishedAt ?? null,
         lastRun: published?.lastRun ?? null,
         coverage,
+        // How the dashboard names each source: its stable name and its display name.
+        labels: Object.fromEntries(coverage.map((c) => [c.source, sourceLabel(c.source, SOURCES)])),
       },
     };
   },
