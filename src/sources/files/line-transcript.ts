@@ -19,6 +19,8 @@ export interface SessionFacts {
   model?: string;
   /** A title the session was given (a name the person chose): the latest one holds. */
   title?: string;
+  /** The session this one was forked from. */
+  parent?: string;
 }
 
 export type LineEvent =
@@ -52,6 +54,7 @@ interface Learned {
   branch?: string;
   model?: string;
   title?: string;
+  parent?: string;
 }
 
 export class LineTranscriptParser implements JsonlParser {
@@ -77,7 +80,7 @@ export class LineTranscriptParser implements JsonlParser {
       kind: "transcript",
       project: learned.project ?? null,
       session: this.session,
-      parent: null,
+      parent: learned.parent ?? null,
       title: learned.title ?? null,
       branch: learned.branch ?? null,
       model: learned.model ?? null,
@@ -123,8 +126,9 @@ export class LineTranscriptParser implements JsonlParser {
   }
 
   learned(): Learned | undefined {
-    const { project, branch, model, title } = this.conversation;
+    const { project, branch, model, title, parent } = this.conversation;
     const learned: Learned = {
+      ...(parent ? { parent } : {}),
       ...(project ? { project } : {}),
       ...(branch ? { branch } : {}),
       ...(model ? { model } : {}),
@@ -133,13 +137,17 @@ export class LineTranscriptParser implements JsonlParser {
     return Object.keys(learned).length > 0 ? learned : undefined;
   }
 
-  /** The first cwd names the project; branch, model and title follow the latest line stating them. */
+  /** The first cwd names the project; branch, model, title and parent follow the latest line stating them. */
   private learn(facts: SessionFacts, sink: JsonlSink): void {
     const change: Partial<ConversationRef> = {};
     if (facts.cwd && this.conversation.project === null) change.project = this.resolver.resolve(facts.cwd);
     if (facts.branch && facts.branch !== this.conversation.branch) change.branch = facts.branch;
     if (facts.model && facts.model !== this.conversation.model) change.model = facts.model;
     if (facts.title && facts.title !== this.conversation.title) change.title = facts.title;
+    if (facts.parent && facts.parent !== this.session) {
+      const parent = conversationId(this.format.agent, facts.parent);
+      if (parent !== this.conversation.parent) change.parent = parent;
+    }
     if (change.title) sink.alias(change.title, this.session);
     if (Object.keys(change).length === 0) return;
     this.conversation = { ...this.conversation, ...change };

@@ -10,6 +10,13 @@ describe("pi session lines", () => {
   it("take the project from the header, the model from model_change and a title from session_info", () => {
     const header = JSON.stringify({ type: "session", version: 3, id: "0199", timestamp: "x", cwd: "/w/app" });
     expect(mapPiLine(header)).toEqual({ type: "skip", facts: { cwd: "/w/app" } });
+    const fork = JSON.stringify({
+      type: "session",
+      id: "0199b",
+      cwd: "/w/app",
+      parentSession: "/h/.pi/agent/sessions/--w-app--/2026-12-04T17-22-59-065Z_0199a.jsonl",
+    });
+    expect(mapPiLine(fork)).toEqual({ type: "skip", facts: { cwd: "/w/app", parent: "0199a" } });
     expect(mapPiLine(entry("model_change", { provider: "p", modelId: "m-1" }))).toEqual({
       type: "skip",
       facts: { model: "m-1" },

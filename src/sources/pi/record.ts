@@ -9,7 +9,8 @@
  *   `bashExecution` (a command the person ran with `!`, kept as a call and its output).
  * - `compaction` and `branch_summary`: summaries replacing earlier history (system turns).
  * - `custom_message`: text an extension injected (context).
- * - `model_change`: the model; `session_info`: the name the person gave the session.
+ * - `model_change`: the model; `session_info`: the name the person gave the session. A header's
+ *   `parentSession` (the file of the session it was forked from) links the fork to its parent.
  * - `thinking_level_change`, `label` and extension `custom` data: skipped.
  * Without a name the session has no title: a conversation title is searched with every record
  * of it, so the first prompt (pi's session list shows it) stays only its own record.
@@ -19,6 +20,7 @@ import { type LineEvent, type SessionFacts } from "../files/line-transcript.js";
 import { scrubBinary } from "../shared/binary.js";
 import { arr, bool, isRecord, num, obj, parseJsonObjectLine, str, type JsonObject } from "../shared/json.js";
 import { parseTimestamp } from "../shared/time.js";
+import { piSession } from "./session.js";
 import { imageMediaType, splitContentItems } from "../shared/tool-output.js";
 
 export function mapPiLine(text: string): LineEvent {
@@ -28,10 +30,8 @@ export function mapPiLine(text: string): LineEvent {
   const id = str(line["id"]);
   const at = parseTimestamp(line["timestamp"]);
   switch (type) {
-    case "session": {
-      const cwd = str(line["cwd"]);
-      return { type: "skip", ...(cwd ? { facts: { cwd } } : {}) };
-    }
+    case "session":
+      return { type: "skip", facts: headerFacts(line) };
     case "model_change": {
       const model = str(line["modelId"]);
       return { type: "skip", ...(model ? { facts: { model } } : {}) };
@@ -65,6 +65,13 @@ export function mapPiLine(text: string): LineEvent {
     default:
       return { type: "skip" };
   }
+}
+
+/** The header's cwd, and the session a fork was made from (`parentSession`, that session's file). */
+function headerFacts(line: JsonObject): SessionFacts {
+  const cwd = str(line["cwd"]);
+  const parent = str(line["parentSession"]);
+  return { ...(cwd ? { cwd } : {}), ...(parent ? { parent: piSession(parent) } : {}) };
 }
 
 const record = (

@@ -11,6 +11,7 @@ import { JsonlFileSource } from "../files/jsonl-source.js";
 import { LineTranscriptParser, type LineFormat } from "../files/line-transcript.js";
 import type { WalkRule } from "../files/walker.js";
 import { mapPiLine } from "./record.js";
+import { piSession } from "./session.js";
 
 export const PI_SOURCE = "pi";
 export const PI_AGENT = "pi";
@@ -24,13 +25,6 @@ export const piWalkRule: WalkRule = ({ name, depth, isDirectory, isFile }) => {
   if (depth === 0) return isDirectory ? "descend" : "skip";
   return depth === 1 && isFile && name.endsWith(".jsonl") ? "file" : "skip";
 };
-
-/** `<time>_<session>.jsonl`: the session id after the last underscore (the whole name otherwise). */
-export function piSession(file: string): string {
-  const name = path.basename(file, ".jsonl");
-  const at = name.lastIndexOf("_");
-  return at >= 0 && at < name.length - 1 ? name.slice(at + 1) : name;
-}
 
 const format: LineFormat = { source: PI_SOURCE, agent: PI_AGENT, session: piSession, map: mapPiLine };
 
