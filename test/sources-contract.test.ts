@@ -7,6 +7,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openBridgeWriter } from "../src/bridge/writer.js";
 import { agentRoots, bridgeRoot, type Env } from "../src/platform/paths.js";
+import { copilotSessions } from "../src/sources/copilot/source.js";
+import { piSessions } from "../src/sources/pi/source.js";
 import { SOURCES } from "../src/sources/registry.js";
 import { createDyadDb } from "./helpers/dyad.js";
 import { createOpencodeV2Db } from "./helpers/opencode-db.js";
@@ -215,6 +217,102 @@ const opencodeStorage: ContractFixture = {
   },
 };
 
+/** GitHub Copilot CLI: one events.jsonl per session folder, one event a line. */
+const copilotFile = (env: Env, session: string) => path.join(copilotSessions(env), session, "events.jsonl");
+const copilotEvent = (id: string, type: string, data: Record<string, unknown>, at = BASE_TIME) =>
+  `${JSON.stringify({ type, data, id, timestamp: new Date(at).toISOString(), parentId: null })}\n`;
+const copilotStart = (session: string) =>
+  copilotEvent(`${session}-start`, "session.start", {
+    sessionId: session,
+    selectedModel: "gpt-contract",
+    context: { cwd: "/nonexistent/cp", branch: "main" },
+  });
+const copilotUser = (id: string, text: string, at = BASE_TIME) =>
+  copilotEvent(id, "user.message", { content: text, messageId: id }, at);
+const COPILOT_A = "c0a1c0a1-0000-4000-8000-00000000000a";
+const COPILOT_B = "c0a1c0a1-0000-4000-8000-00000000000b";
+const copilot: ContractFixture = {
+  write(env) {
+    write(
+      copilotFile(env, COPILOT_A),
+      copilotStart(COPILOT_A) +
+        copilotUser("a1", "first ocelotword", BASE_TIME + 1) +
+        copilotEvent(
+          "a2",
+          "assistant.message",
+          { content: "then pangolinword", toolRequests: [] },
+          BASE_TIME + 2,
+        ),
+    );
+    write(copilotFile(env, COPILOT_B), copilotStart(COPILOT_B) + copilotUser("b1", "other quokkaword"));
+  },
+  tokens: ["ocelotword", "pangolinword", "quokkaword"],
+  forget: { session: COPILOT_B, tokens: ["quokkaword"] },
+  remove: (env) => rmSync(path.dirname(copilotFile(env, COPILOT_A)), { recursive: true }),
+  torn: {
+    begin: (env) =>
+      appendFileSync(copilotFile(env, COPILOT_A), copilotUser("a3", "late tapirword").slice(0, 40)),
+    finish: (env) =>
+      appendFileSync(copilotFile(env, COPILOT_A), copilotUser("a3", "late tapirword").slice(40)),
+    token: "tapirword",
+  },
+  oversized: {
+    write: (env) =>
+      appendFileSync(
+        copilotFile(env, COPILOT_A),
+        copilotUser("a4", `walrusword ${"lorem ipsum ".repeat(20_000)}`),
+      ),
+    token: "walrusword",
+    bytes: 200_000,
+    maxLineBytes: 64 * 1024,
+  },
+};
+
+/** pi: `sessions/--<cwd>--/<time>_<session>.jsonl`, a header then entries. */
+const piFile = (env: Env, session: string) =>
+  path.join(piSessions(env), "--nonexistent-pi--", `2026-06-01T09-00-00-000Z_${session}.jsonl`);
+const piHeader = (session: string) =>
+  `${JSON.stringify({ type: "session", version: 3, id: session, timestamp: new Date(BASE_TIME).toISOString(), cwd: "/nonexistent/pi" })}\n`;
+const piMessage = (id: string, role: "user" | "assistant", text: string, at = BASE_TIME) =>
+  `${JSON.stringify({
+    type: "message",
+    id,
+    parentId: null,
+    timestamp: new Date(at).toISOString(),
+    message: { role, content: [{ type: "text", text }], timestamp: at },
+  })}\n`;
+const PI_A = "0199a6d2-1111-7000-8000-00000000000a";
+const PI_B = "0199a6d2-1111-7000-8000-00000000000b";
+const pi: ContractFixture = {
+  write(env) {
+    write(
+      piFile(env, PI_A),
+      piHeader(PI_A) +
+        piMessage("a1", "user", "first ocelotword", BASE_TIME + 1) +
+        piMessage("a2", "assistant", "then pangolinword", BASE_TIME + 2),
+    );
+    write(piFile(env, PI_B), piHeader(PI_B) + piMessage("b1", "user", "other quokkaword"));
+  },
+  tokens: ["ocelotword", "pangolinword", "quokkaword"],
+  forget: { session: PI_B, tokens: ["quokkaword"] },
+  remove: (env) => rmSync(piFile(env, PI_A)),
+  torn: {
+    begin: (env) => appendFileSync(piFile(env, PI_A), piMessage("a3", "user", "late tapirword").slice(0, 40)),
+    finish: (env) => appendFileSync(piFile(env, PI_A), piMessage("a3", "user", "late tapirword").slice(40)),
+    token: "tapirword",
+  },
+  oversized: {
+    write: (env) =>
+      appendFileSync(
+        piFile(env, PI_A),
+        piMessage("a4", "user", `walrusword ${"lorem ipsum ".repeat(20_000)}`),
+      ),
+    token: "walrusword",
+    bytes: 200_000,
+    maxLineBytes: 64 * 1024,
+  },
+};
+
 /** Dyad's own chat database: what a user deletes there leaves the index, so no `remove`. */
 const dyad: ContractFixture = {
   write(env) {
@@ -382,6 +480,8 @@ const FIXTURES: Record<string, ContractFixture[]> = {
   opencode: [opencode, opencodeStorage],
   "gemini-cli": [gemini],
   "qwen-code": [qwen],
+  "copilot-cli": [copilot],
+  pi: [pi],
   dyad: [dyad],
   bridge: [bridge],
 };

@@ -19,8 +19,6 @@ import {
   hasAgentHistory,
   lookedIn,
   otherAgents,
-  sourceDisplayNames,
-  agentChoices,
   sourcesConfigSchema,
   transcriptAgents,
 } from "../src/sources/derive.js";
@@ -31,27 +29,62 @@ import { sourceContract } from "./helpers/source-contract.js";
 import { tempDir } from "./helpers/tmp.js";
 import { toy, toyLine, toySessions } from "./helpers/toy-source.js";
 
-const REGISTRY = [...SOURCES, toy];
+/** The sources registered before the agents issue #34 added (claude, codex, opencode, Dyad, bridge). */
+const SPEC_SOURCES = SOURCES.filter((d) =>
+  ["claude-code", "codex", "opencode", "dyad", "bridge"].includes(d.name),
+);
+const REGISTRY = [...SPEC_SOURCES, toy];
 const T = Date.UTC(2026, 5, 1);
 
 describe("the registry's derived values for the current sources", () => {
   it("are the ones written before the registry", () => {
-    // The spec's three, then the agents added after them (issue #34), then `other`.
-    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "gemini", "qwen", "other"]);
-    expect(agentHelp(SOURCES)).toBe(
-      "claude | codex | opencode | gemini | qwen | other (the agent bridge and Dyad chats, and gemini, qwen)",
+    expect(agentNames(SPEC_SOURCES)).toEqual(["claude", "codex", "opencode", "other"]);
+    expect(agentHelp(SPEC_SOURCES)).toBe(
+      "claude | codex | opencode | other (the agent bridge and Dyad chats)",
     );
-    expect(otherAgents(SOURCES)).toEqual(["other", "gemini", "qwen", "dyad"]);
-    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode, Gemini CLI, Qwen Code");
+    expect(otherAgents(SPEC_SOURCES)).toEqual(["other", "dyad"]);
+    expect(transcriptAgents(SPEC_SOURCES)).toBe("Claude Code, Codex, opencode");
+    expect(conversationIds(SPEC_SOURCES)).toBe("claude:<session>, codex:<thread>, opencode:<session>");
+    expect(sourcesConfigSchema(SPEC_SOURCES).parse({})).toEqual({
+      claude: true,
+      codex: true,
+      opencode: true,
+      dyad: true,
+      dyadDatabases: [],
+    });
+    expect(Object.keys(sourcesConfigSchema(SPEC_SOURCES).unwrap().shape)).toEqual([
+      "claude",
+      "codex",
+      "opencode",
+      "dyad",
+      "dyadDatabases",
+      "dyadAppsDir",
+      "bridgeDir",
+    ]);
+    expect(
+      lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SPEC_SOURCES),
+    ).toBe(
+      "Claude Code /h/.claude, /h/.config/claude (CLAUDE_CONFIG_DIR), Codex /h/.codex (CODEX_HOME), " +
+        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
+    );
+  });
+
+  it("and with the agents added since (GitHub Copilot CLI, pi): named by the filter, found by other", () => {
+    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "copilot", "pi", "other"]);
+    expect(agentHelp(SOURCES)).toBe(
+      "claude | codex | opencode | copilot | pi | other (the agent bridge and Dyad chats, and copilot, pi)",
+    );
+    expect(otherAgents(SOURCES)).toEqual(["other", "copilot", "pi", "dyad"]);
+    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode, GitHub Copilot CLI, pi");
     expect(conversationIds(SOURCES)).toBe(
-      "claude:<session>, codex:<thread>, opencode:<session>, gemini:<session>, qwen:<session>",
+      "claude:<session>, codex:<thread>, opencode:<session>, copilot:<session>, pi:<session>",
     );
     expect(ConfigSchema.parse({}).sources).toEqual({
       claude: true,
       codex: true,
       opencode: true,
-      gemini: true,
-      qwen: true,
+      copilot: true,
+      pi: true,
       dyad: true,
       dyadDatabases: [],
     });
@@ -59,8 +92,8 @@ describe("the registry's derived values for the current sources", () => {
       "claude",
       "codex",
       "opencode",
-      "gemini",
-      "qwen",
+      "copilot",
+      "pi",
       "dyad",
       "dyadDatabases",
       "dyadAppsDir",
@@ -70,25 +103,12 @@ describe("the registry's derived values for the current sources", () => {
       lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SOURCES),
     ).toBe(
       "Claude Code /h/.claude, /h/.config/claude (CLAUDE_CONFIG_DIR), Codex /h/.codex (CODEX_HOME), " +
-        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Gemini CLI /h/.gemini/tmp (GEMINI_CLI_HOME), " +
-        "Qwen Code /h/.qwen/projects (QWEN_HOME, QWEN_RUNTIME_DIR), Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
+        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), " +
+        "GitHub Copilot CLI /h/.copilot/session-state (COPILOT_HOME), pi /h/.pi/agent/sessions (PI_CODING_AGENT_DIR), " +
+        "Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
     );
-  });
-
-  it("and the names status, coverage and the dashboard show", () => {
-    expect(sourceDisplayNames(SOURCES)).toMatchObject({
-      "claude-code": "Claude Code",
-      "gemini-cli": "Gemini CLI",
-      "qwen-code": "Qwen Code",
-    });
-    expect(agentChoices(SOURCES)).toEqual([
-      { value: "claude", label: "Claude Code" },
-      { value: "codex", label: "Codex" },
-      { value: "opencode", label: "opencode" },
-      { value: "gemini", label: "Gemini CLI" },
-      { value: "qwen", label: "Qwen Code" },
-      { value: "other", label: "other" },
-    ]);
+    expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "pi" } }).success).toBe(true);
+    expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "copilot" } }).success).toBe(true);
   });
 
   it("and the bridge writer's bind agents (below sources/, so listed there) are the agent filter's", () => {
@@ -98,19 +118,19 @@ describe("the registry's derived values for the current sources", () => {
 
 describe("a toy source added in one definition and one registry line", () => {
   it("is named by --agent help, the agent filter and search_history's description", () => {
-    expect(agentNames(REGISTRY)).toEqual(["claude", "codex", "opencode", "gemini", "qwen", "toy", "other"]);
+    expect(agentNames(REGISTRY)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
     expect(agentHelp(REGISTRY)).toBe(
-      "claude | codex | opencode | gemini | qwen | toy | other (the agent bridge and Dyad chats, and gemini, qwen)",
+      "claude | codex | opencode | toy | other (the agent bridge and Dyad chats)",
     );
     expect(otherAgents(REGISTRY)).not.toContain("toy");
     // An agent added after the spec's three is named, and `other` still finds it.
-    const later = [...SOURCES, { ...toy, filter: { own: true, other: true } as const }];
-    expect(agentNames(later)).toEqual(["claude", "codex", "opencode", "gemini", "qwen", "toy", "other"]);
-    expect(otherAgents(later)).toEqual(["other", "gemini", "qwen", "dyad", "toy"]);
+    const later = [...SPEC_SOURCES, { ...toy, filter: { own: true, other: true } as const }];
+    expect(agentNames(later)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
+    expect(otherAgents(later)).toEqual(["other", "dyad", "toy"]);
     expect(agentHelp(later)).toBe(
-      "claude | codex | opencode | gemini | qwen | toy | other (the agent bridge and Dyad chats, and gemini, qwen, toy)",
+      "claude | codex | opencode | toy | other (the agent bridge and Dyad chats, and toy)",
     );
-    expect(transcriptAgents(REGISTRY)).toBe("Claude Code, Codex, opencode, Gemini CLI, Qwen Code, Toy Agent");
+    expect(transcriptAgents(REGISTRY)).toBe("Claude Code, Codex, opencode, Toy Agent");
     expect(conversationIds(REGISTRY)).toContain("toy:<session>");
     // search_history's own schema keeps the exact contract; the toy registry's has the agent.
     expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "toy" } }).success).toBe(false);
@@ -160,8 +180,6 @@ describe("a toy source added in one definition and one registry line", () => {
         "claude-code",
         "codex",
         "opencode",
-        "gemini-cli",
-        "qwen-code",
         "dyad",
         "bridge",
         "toy",

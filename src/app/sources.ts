@@ -1,4 +1,11 @@
 /** The registered sources and what derives from them, for the surfaces (cli, http). */
 export { SOURCES, AgentName } from "../sources/registry.js";
 export type { SourceDefinition } from "../sources/definition.js";
-export { agentHelp, conversationIds, hasAgentHistory, lookedIn } from "../sources/derive.js";
+export {
+  agentChoices,
+  agentHelp,
+  conversationIds,
+  hasAgentHistory,
+  lookedIn,
+  sourceLabel,
+} from "../sources/derive.js";

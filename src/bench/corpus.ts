@@ -60,7 +60,7 @@ export async function historyCorpus(
 
 /**
  * Claude Code, Codex and opencode transcripts totalling about `messages` messages, beside the
- * demo's small Gemini CLI and Qwen Code chats.
+ * demo's small Gemini CLI, Qwen Code, GitHub Copilot CLI and pi corpora (read from the same HOME).
  */
 async function demoCorpus(root: string, messages: number, seed: number): Promise<HistoryCorpus> {
   const t0 = performance.now();
@@ -84,6 +84,8 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
     manifest.paths.opencodeDataDir,
     agents.geminiDir,
     agents.qwenHome,
+    manifest.paths.copilotHome,
+    manifest.paths.piAgentDir,
   ].filter((r) => existsSync(r));
   return {
     name: "demo",
@@ -94,7 +96,9 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
       manifest.counts.codex.messages +
       manifest.counts.opencode.messages +
       (manifest.agents?.gemini.messages ?? 0) +
-      (manifest.agents?.qwen.messages ?? 0),
+      (manifest.agents?.qwen.messages ?? 0) +
+      manifest.moreAgents.copilot.messages +
+      manifest.moreAgents.pi.messages,
     sourceBytes: roots.reduce((a, r) => a + treeBytes(r), 0),
     roots,
     generateMs: performance.now() - t0,

@@ -3,6 +3,7 @@ import { generateBridge } from "./bridge.js";
 import { CanaryPool } from "./canaries.js";
 import { generateClaude } from "./claude-code.js";
 import { generateCodex } from "./codex.js";
+import { generateCopilot } from "./copilot.js";
 import type { SourceContext, SourceResult } from "./context.js";
 import { generateDyad } from "./dyad.js";
 import { generateGeminiCli } from "./gemini-cli.js";
@@ -19,6 +20,7 @@ import {
 import { NeedlePlanner, allocateNeedles } from "./needles.js";
 import { generateOpencode } from "./opencode.js";
 import { generateQwenCode } from "./qwen-code.js";
+import { generatePi } from "./pi.js";
 import { DEFAULT_BASE_TIME, Progress, projectPaths } from "./plan.js";
 import { Rng } from "./rng.js";
 import { TextModel } from "./text.js";
@@ -155,6 +157,12 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
         ? none
         : generateQwenCode(rng.fork("qwen-code"), text, agentDirs.qwenHome, baseTime, allProjects),
   };
+  // After every spec-era source, each on its own forked stream: their files stay as they were.
+  const small = (label: string) => ({ rng: rng.fork(label), text, baseTime, projects: allProjects });
+  const moreAgents: DemoManifest["moreAgents"] = {
+    copilot: generateCopilot(small("source-copilot"), paths.copilotHome),
+    pi: generatePi(small("source-pi"), paths.piAgentDir),
+  };
   progress.finish();
   const manifest: DemoManifest = {
     root,
@@ -166,6 +174,7 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     canaries: pool.used(),
     agents,
     bridge,
+    moreAgents,
   };
   writeManifest(manifest);
   return manifest;

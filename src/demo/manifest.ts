@@ -81,11 +81,17 @@ export interface DemoManifest {
     dyadAppsDir: string;
     /** The agent-bridge store (RECALL_BRIDGE_DIR; the default bridge root when RECALL_HOME is unset). */
     bridgeDir: string;
+    /** GitHub Copilot CLI's folder (COPILOT_HOME). */
+    copilotHome: string;
+    /** pi's agent folder (PI_CODING_AGENT_DIR). */
+    piAgentDir: string;
   };
   /** What the added agents wrote (absent in a corpus an older recall generated). */
   agents?: Record<DemoAgent, SourceCounts>;
   /** Agent-bridge records written through the bridge writer. */
   bridge: BridgeDemoCounts;
+  /** The small corpora of agents added after the spec's three (no needles of their own). */
+  moreAgents: { copilot: SourceCounts; pi: SourceCounts };
   /** Absolute project (cwd) paths used; they live under the corpus's fake HOME, /home/demo. */
   projects: string[];
   needles: Needle[];
@@ -103,6 +109,8 @@ export function demoPaths(root: string): DemoManifest["paths"] {
     dyadDb: path.join(root, ".config", "dyad", "sqlite.db"),
     dyadAppsDir: path.join(root, "dyad-apps"),
     bridgeDir: path.join(root, ".local", "share", "recall", "bridge"),
+    copilotHome: path.join(root, ".copilot"),
+    piAgentDir: path.join(root, ".pi", "agent"),
   };
 }
 

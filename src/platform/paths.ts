@@ -3,7 +3,8 @@ import path from "node:path";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-function home(env: Env): string {
+/** The user's home folder: HOME, else the OS's (sources resolve every default folder from it). */
+export function home(env: Env): string {
   return env.HOME || os.homedir();
 }
 

@@ -52,6 +52,20 @@ export const agentFilter = (
 ): { agent: string } | { agents: string[] } =>
   value === OTHER_AGENT ? { agents: otherAgents(definitions) } : { agent: value };
 
+/** The agent filter's values with the names people know them by (the dashboard's agent choice). */
+export function agentChoices(definitions: Definitions): { value: string; label: string }[] {
+  return agentNames(definitions).map((value) => ({
+    value,
+    label: definitions.find((d) => d.filter.own && d.agent === value)?.displayName ?? value,
+  }));
+}
+
+/** A source as status and coverage name it: its stable name, and how people name it when that differs. */
+export function sourceLabel(source: string, definitions: Definitions): string {
+  const display = definitions.find((d) => d.name === source)?.displayName;
+  return display && display !== source ? `${source} (${display})` : source;
+}
+
 /** `--agent` help: "claude | codex | opencode | other (the agent bridge and Dyad chats)". */
 export function agentHelp(definitions: Definitions): string {
   const labels = definitions
@@ -90,12 +104,3 @@ export const conversationIds = (definitions: Definitions): string =>
 /** Each source's display name by its name ("gemini-cli" → "Gemini CLI"): status and coverage show these. */
 export const sourceDisplayNames = (definitions: Definitions): Record<string, string> =>
   Object.fromEntries(definitions.map((d) => [d.name, d.displayName]));
-
-/** The agent filter's values with the names people know them by, for pickers (the dashboard's). */
-export function agentChoices(definitions: Definitions): { value: string; label: string }[] {
-  const own = definitions.filter((d) => d.filter.own);
-  return agentNames(definitions).map((value) => ({
-    value,
-    label: value === OTHER_AGENT ? "other" : (own.find((d) => d.agent === value)?.displayName ?? value),
-  }));
-}

@@ -3,19 +3,21 @@ import type { Env } from "../platform/paths.js";
 import { bridge } from "./bridge/definition.js";
 import { claudeCode } from "./claude-code/definition.js";
 import { codex } from "./codex/definition.js";
+import { copilot } from "./copilot/definition.js";
 import type { SourceDefinition } from "./definition.js";
 import { agentNames, ownAgents, sourcesConfigSchema } from "./derive.js";
 import { dyad } from "./dyad/definition.js";
 import { gemini } from "./gemini-cli/definition.js";
 import { opencode } from "./opencode/definition.js";
 import { qwen } from "./qwen-code/definition.js";
+import { pi } from "./pi/definition.js";
 import type { Source } from "./types.js";
 
 /**
  * Every source recall reads, in the order they are read. A new source is one folder under
  * sources/ exporting a definition (docs/adding-a-source.md) plus one line here.
  */
-export const SOURCES = [claudeCode, codex, opencode, gemini, qwen, dyad, bridge] as const;
+export const SOURCES = [claudeCode, codex, opencode, gemini, qwen, copilot, pi, dyad, bridge] as const;
 
 /** The agent filter of search_history: claude, codex, opencode, the agents added after them, other. */
 export const AgentName = z.enum(agentNames(SOURCES));
@@ -31,7 +33,8 @@ export interface CreateSourcesOptions {
 
 /**
  * The sources of this machine, one per CLI (Dyad: one per database), each honouring its CLI's
- * own environment variables (CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DB, XDG_DATA_HOME).
+ * own environment variables (CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DB, XDG_DATA_HOME, COPILOT_HOME,
+ * PI_CODING_AGENT_DIR).
  */
 export function createSources(
   env: Env,

@@ -23,6 +23,8 @@ export interface TranscriptHome {
 const UNSET = [
   "CLAUDE_CONFIG_DIR",
   "CODEX_HOME",
+  "COPILOT_HOME",
+  "PI_CODING_AGENT_DIR",
   "XDG_DATA_HOME",
   "XDG_CONFIG_HOME",
   "OPENCODE_DB",

@@ -93,6 +93,8 @@ export function prepareDemoFolder(root: string, chosen: boolean): void {
     paths.bridgeDir,
     demoAgentPaths(real).geminiDir,
     demoAgentPaths(real).qwenHome,
+    paths.copilotHome,
+    paths.piAgentDir,
     ...["", "-wal", "-shm", "-journal"].map((suffix) => paths.dyadDb + suffix),
   ];
   for (const target of targets) {
@@ -107,7 +109,7 @@ export const demoCommand: CommandModule = {
     program
       .command("demo")
       .description(
-        "write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad, Gemini CLI, Qwen Code) into a folder",
+        "write the deterministic demo corpus (Claude Code, Codex, opencode, Dyad, Gemini CLI, Qwen Code, GitHub Copilot CLI, pi) into a folder",
       )
       .option("--out <dir>", "folder to write into (a fake HOME)", undefined)
       .option("--seed <n>", "seed; the same seed writes the same corpus", "1")
@@ -133,7 +135,8 @@ export const demoCommand: CommandModule = {
         const c = manifest.counts;
         process.stdout.write(
           `demo corpus in ${root}\n` +
-            `  claude ${c.claude.messages} messages, codex ${c.codex.messages}, opencode ${c.opencode.messages}, dyad ${c.dyad.messages}\n` +
+            `  claude ${c.claude.messages} messages, codex ${c.codex.messages}, opencode ${c.opencode.messages}, dyad ${c.dyad.messages}, ` +
+            `copilot ${manifest.moreAgents.copilot.messages}, pi ${manifest.moreAgents.pi.messages}\n` +
             (manifest.needles[0]
               ? `  ${manifest.needles.length} planted needles, e.g. try: recall search "${manifest.needles[0].query}"\n`
               : "  no planted needles (too few messages)\n"),

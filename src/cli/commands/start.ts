@@ -60,6 +60,8 @@ export function demoEnv(env: Env, manifest: DemoManifest): Env {
     GEMINI_CLI_HOME: demoAgentPaths(manifest.root).geminiCliHome,
     QWEN_HOME: demoAgentPaths(manifest.root).qwenHome,
     QWEN_RUNTIME_DIR: undefined,
+    COPILOT_HOME: manifest.paths.copilotHome,
+    PI_CODING_AGENT_DIR: manifest.paths.piAgentDir,
   };
 }
 

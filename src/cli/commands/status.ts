@@ -14,6 +14,7 @@ import {
   toolFigures,
 } from "../../app/status.js";
 import { openIndexToRead } from "../../app/open-index.js";
+import { sourceLabel, SOURCES } from "../../app/sources.js";
 import { checkIndex } from "../../app/index-health.js";
 import { describeSwitches, splitSwitches } from "../../app/split-switches.js";
 import type { CommandModule } from "../program.js";
@@ -116,7 +117,7 @@ export const statusCommand: CommandModule = {
             const state =
               states.get(s.source)?.state ?? (s.backlogFiles > 0 || !s.discovered ? "indexing" : "ready");
             out.push(
-              `  ${s.source.padEnd(12)} ${(SOURCE_NAMES[s.source] ?? "").padEnd(12)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
+              `  ${sourceLabel(s.source, SOURCES).padEnd(34)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
                 `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${formatBytes(s.raw.stored)}` +
                 (s.raw.prunedChunks > 0 ? ` (${formatBytes(s.raw.prunedBytes)} pruned)` : "") +
                 // A file found shrunk or rewritten keeps its earlier version: said, never hidden.

@@ -358,7 +358,7 @@ async function refreshStatus() {
       el(
         "tr",
         { className: `state-${c.state}` },
-        el("td", {}, names[c.source] ? `${names[c.source]} (${c.source})` : c.source),
+        el("td", {}, s.labels?.[c.source] ?? c.source),
         el("td", {}, c.state === "indexing" ? "still indexing" : c.state),
         el("td", {}, fmtTime(c.indexedThrough)),
         el("td", {}, String(c.backlog)),

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { agentChoices, SOURCES } from "../../app/sources.js";
 import type { Route } from "../route.js";
 
 /**
@@ -23,11 +24,24 @@ const FILES = {
 
 let cache: Map<string, Buffer> | null = null;
 
+const AGENTS_MARKER = "<!-- agents: filled from the source registry when served -->";
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** The agent filter's choices come from the source registry, as the CLI's --agent help does. */
+function withAgents(html: string): string {
+  const options = agentChoices(SOURCES)
+    .map(({ value, label }) => `<option value="${escapeHtml(value)}">${escapeHtml(label)}</option>`)
+    .join("\n                ");
+  return html.replace(AGENTS_MARKER, options);
+}
+
 /** Read once, on first use. */
 function asset(name: keyof typeof FILES): Buffer {
   if (!cache) {
     const dir = assetDir();
     cache = new Map(Object.keys(FILES).map((f) => [f, readFileSync(`${dir}${f}`)]));
+    cache.set("index.html", Buffer.from(withAgents(cache.get("index.html")!.toString("utf8"))));
   }
   return cache.get(name)!;
 }

@@ -1,3 +1,4 @@
+import { sourceLabel, SOURCES } from "../../app/sources.js";
 import {
   AGENT_CHOICES,
   readCoverage,
@@ -34,6 +35,8 @@ export const statusRoute: Route = {
         /** Display names by source name, and the agent filter's choices (registry-derived). */
         sourceNames: SOURCE_NAMES,
         agents: AGENT_CHOICES,
+        // How the dashboard names each source: its stable name and its display name.
+        labels: Object.fromEntries(coverage.map((c) => [c.source, sourceLabel(c.source, SOURCES)])),
       },
     };
   },
