@@ -34,15 +34,22 @@ const T = Date.UTC(2026, 5, 1);
 
 describe("the registry's derived values for the current sources", () => {
   it("are the ones written before the registry", () => {
-    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "other"]);
-    expect(agentHelp(SOURCES)).toBe("claude | codex | opencode | other (the agent bridge and Dyad chats)");
-    expect(otherAgents(SOURCES)).toEqual(["other", "dyad"]);
-    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode");
-    expect(conversationIds(SOURCES)).toBe("claude:<session>, codex:<thread>, opencode:<session>");
+    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "cline", "kilo", "continue", "other"]);
+    expect(agentHelp(SOURCES)).toBe(
+      "claude | codex | opencode | cline | kilo | continue | other (the agent bridge and Dyad chats, and cline, kilo, continue)",
+    );
+    expect(otherAgents(SOURCES)).toEqual(["other", "cline", "kilo", "continue", "dyad"]);
+    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode, Cline, Kilo Code, Continue");
+    expect(conversationIds(SOURCES)).toBe(
+      "claude:<session>, codex:<thread>, opencode:<session>, cline:<session>, kilo:<session>, continue:<session>",
+    );
     expect(ConfigSchema.parse({}).sources).toEqual({
       claude: true,
       codex: true,
       opencode: true,
+      cline: true,
+      kilo: true,
+      continue: true,
       dyad: true,
       dyadDatabases: [],
     });
@@ -50,6 +57,9 @@ describe("the registry's derived values for the current sources", () => {
       "claude",
       "codex",
       "opencode",
+      "cline",
+      "kilo",
+      "continue",
       "dyad",
       "dyadDatabases",
       "dyadAppsDir",
@@ -59,7 +69,9 @@ describe("the registry's derived values for the current sources", () => {
       lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SOURCES),
     ).toBe(
       "Claude Code /h/.claude, /h/.config/claude (CLAUDE_CONFIG_DIR), Codex /h/.codex (CODEX_HOME), " +
-        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
+        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), Cline /h/.cline/data/sessions (CLINE_DIR), " +
+        "Kilo Code /h/.local/share/kilo (XDG_DATA_HOME), Continue /h/.continue/sessions (CONTINUE_GLOBAL_DIR), " +
+        "Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
     );
   });
 
@@ -70,19 +82,39 @@ describe("the registry's derived values for the current sources", () => {
 
 describe("a toy source added in one definition and one registry line", () => {
   it("is named by --agent help, the agent filter and search_history's description", () => {
-    expect(agentNames(REGISTRY)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
+    expect(agentNames(REGISTRY)).toEqual([
+      "claude",
+      "codex",
+      "opencode",
+      "cline",
+      "kilo",
+      "continue",
+      "toy",
+      "other",
+    ]);
     expect(agentHelp(REGISTRY)).toBe(
-      "claude | codex | opencode | toy | other (the agent bridge and Dyad chats)",
+      "claude | codex | opencode | cline | kilo | continue | toy | other (the agent bridge and Dyad chats, and cline, kilo, continue)",
     );
     expect(otherAgents(REGISTRY)).not.toContain("toy");
     // An agent added after the spec's three is named, and `other` still finds it.
     const later = [...SOURCES, { ...toy, filter: { own: true, other: true } as const }];
-    expect(agentNames(later)).toEqual(["claude", "codex", "opencode", "toy", "other"]);
-    expect(otherAgents(later)).toEqual(["other", "dyad", "toy"]);
+    expect(agentNames(later)).toEqual([
+      "claude",
+      "codex",
+      "opencode",
+      "cline",
+      "kilo",
+      "continue",
+      "toy",
+      "other",
+    ]);
+    expect(otherAgents(later)).toEqual(["other", "cline", "kilo", "continue", "dyad", "toy"]);
     expect(agentHelp(later)).toBe(
-      "claude | codex | opencode | toy | other (the agent bridge and Dyad chats, and toy)",
+      "claude | codex | opencode | cline | kilo | continue | toy | other (the agent bridge and Dyad chats, and cline, kilo, continue, toy)",
     );
-    expect(transcriptAgents(REGISTRY)).toBe("Claude Code, Codex, opencode, Toy Agent");
+    expect(transcriptAgents(REGISTRY)).toBe(
+      "Claude Code, Codex, opencode, Cline, Kilo Code, Continue, Toy Agent",
+    );
     expect(conversationIds(REGISTRY)).toContain("toy:<session>");
     // search_history's own schema keeps the exact contract; the toy registry's has the agent.
     expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "toy" } }).success).toBe(false);
@@ -132,6 +164,9 @@ describe("a toy source added in one definition and one registry line", () => {
         "claude-code",
         "codex",
         "opencode",
+        "cline",
+        "kilo",
+        "continue",
         "dyad",
         "bridge",
         "toy",

@@ -2,10 +2,13 @@ import { z } from "zod";
 import type { Env } from "../platform/paths.js";
 import { bridge } from "./bridge/definition.js";
 import { claudeCode } from "./claude-code/definition.js";
+import { cline } from "./cline/definition.js";
 import { codex } from "./codex/definition.js";
+import { continueCli } from "./continue/definition.js";
 import type { SourceDefinition } from "./definition.js";
 import { agentNames, ownAgents, sourcesConfigSchema } from "./derive.js";
 import { dyad } from "./dyad/definition.js";
+import { kilo } from "./kilo/definition.js";
 import { opencode } from "./opencode/definition.js";
 import type { Source } from "./types.js";
 
@@ -13,7 +16,7 @@ import type { Source } from "./types.js";
  * Every source recall reads, in the order they are read. A new source is one folder under
  * sources/ exporting a definition (docs/adding-a-source.md) plus one line here.
  */
-export const SOURCES = [claudeCode, codex, opencode, dyad, bridge] as const;
+export const SOURCES = [claudeCode, codex, opencode, cline, kilo, continueCli, dyad, bridge] as const;
 
 /** The agent filter of search_history: claude, codex, opencode, other. */
 export const AgentName = z.enum(agentNames(SOURCES));
