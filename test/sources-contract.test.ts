@@ -10,6 +10,7 @@ import { agentRoots, bridgeRoot, type Env } from "../src/platform/paths.js";
 import { SOURCES } from "../src/sources/registry.js";
 import { createDyadDb } from "./helpers/dyad.js";
 import { createOpencodeV2Db } from "./helpers/opencode-db.js";
+import { clineFixture, continueFixture, kiloFixture } from "./helpers/more-agents-contract.js";
 import { sourceContract, type ContractFixture } from "./helpers/source-contract.js";
 import {
   BASE_TIME,
@@ -272,6 +273,9 @@ const FIXTURES: Record<string, ContractFixture[]> = {
   "claude-code": [claude],
   codex: [codex],
   opencode: [opencode, opencodeStorage],
+  cline: [clineFixture],
+  kilo: [kiloFixture],
+  continue: [continueFixture],
   dyad: [dyad],
   bridge: [bridge],
 };
