@@ -73,13 +73,23 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
       dyad: false,
     },
   });
-  const roots = [manifest.paths.claudeConfigDir, manifest.paths.codexHome, manifest.paths.opencodeDataDir];
+  // The newer agents' small corpora (Cline, Kilo Code, Continue) are read and measured too.
+  const newer = manifest.newerAgents;
+  const roots = [
+    manifest.paths.claudeConfigDir,
+    manifest.paths.codexHome,
+    manifest.paths.opencodeDataDir,
+    ...(newer ? Object.values(newer.paths) : []),
+  ];
   return {
     name: "demo",
     home: root,
     queries: demoQueryCorpus(manifest, ["claude", "codex", "opencode"]),
     messages:
-      manifest.counts.claude.messages + manifest.counts.codex.messages + manifest.counts.opencode.messages,
+      manifest.counts.claude.messages +
+      manifest.counts.codex.messages +
+      manifest.counts.opencode.messages +
+      (newer ? Object.values(newer.counts).reduce((n, c) => n + c.messages, 0) : 0),
     sourceBytes: roots.reduce((a, r) => a + treeBytes(r), 0),
     roots,
     generateMs: performance.now() - t0,

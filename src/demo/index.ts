@@ -12,7 +12,9 @@ export {
 export {
   DEMO_SOURCES,
   MANIFEST_FILE,
+  NEWER_AGENTS,
   demoPaths,
+  newerAgentPaths,
   isIncompleteManifest,
   isManifestOf,
   type DemoManifest,

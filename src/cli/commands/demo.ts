@@ -10,6 +10,7 @@ import {
   generateDemoCorpus,
   MANIFEST_FILE,
   makeRecallHome,
+  newerAgentPaths,
 } from "../../app/demo.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
@@ -90,6 +91,7 @@ export function prepareDemoFolder(root: string, chosen: boolean): void {
     paths.opencodeDataDir,
     paths.dyadAppsDir,
     paths.bridgeDir,
+    ...Object.values(newerAgentPaths(real)),
     ...["", "-wal", "-shm", "-journal"].map((suffix) => paths.dyadDb + suffix),
   ];
   for (const target of targets) {

@@ -56,6 +56,9 @@ export function demoEnv(env: Env, manifest: DemoManifest): Env {
     XDG_DATA_HOME: path.dirname(manifest.paths.opencodeDataDir),
     OPENCODE_DB: undefined,
     RECALL_BRIDGE_DIR: manifest.paths.bridgeDir,
+    // Kilo Code reads $XDG_DATA_HOME/kilo, beside opencode's folder.
+    CLINE_DIR: manifest.newerAgents?.paths.clineDir ?? path.join(manifest.root, ".cline"),
+    CONTINUE_GLOBAL_DIR: manifest.newerAgents?.paths.continueDir ?? path.join(manifest.root, ".continue"),
   };
 }
 
