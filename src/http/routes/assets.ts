@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { AgentName, SOURCES } from "../../app/sources.js";
 import type { Route } from "../route.js";
 
 /**
@@ -21,6 +22,27 @@ const FILES = {
   "dashboard.js": "text/javascript; charset=utf-8",
 } as const;
 
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/**
+ * The agent filter's options and the display names of agents and sources, from the registry: a
+ * source added there shows in the dashboard's filter, hit badges and coverage by its own name.
+ */
+export function withAgents(html: string): string {
+  const names: Record<string, string> = {};
+  for (const d of SOURCES) {
+    names[d.name] = d.displayName;
+    if (d.filter.own) names[d.agent] = d.displayName;
+  }
+  const options = AgentName.options
+    .map((agent) => `<option value="${escapeHtml(agent)}">${escapeHtml(names[agent] ?? agent)}</option>`)
+    .join("\n                ");
+  return html
+    .replace(/<!-- agent options:[^>]*-->/, options)
+    .replace('data-names="{}"', `data-names="${escapeHtml(JSON.stringify(names))}"`);
+}
+
 let cache: Map<string, Buffer> | null = null;
 
 /** Read once, on first use. */
@@ -28,6 +50,7 @@ function asset(name: keyof typeof FILES): Buffer {
   if (!cache) {
     const dir = assetDir();
     cache = new Map(Object.keys(FILES).map((f) => [f, readFileSync(`${dir}${f}`)]));
+    cache.set("index.html", Buffer.from(withAgents(cache.get("index.html")!.toString("utf8"))));
   }
   return cache.get(name)!;
 }
