@@ -25,10 +25,10 @@ const onlyHome = (dir: string): Record<string, string> => ({
 });
 
 describe.skipIf(!available)("npm start on a machine with only one of the newer agents", () => {
-  for (const [cli, agent] of [
-    ["cline", "cline"],
-    ["kilocode", "kilo"],
-    ["continue", "continue"],
+  for (const [cli, agent, displayName] of [
+    ["cline", "cline", "Cline"],
+    ["kilocode", "kilo", "Kilo Code"],
+    ["continue", "continue", "Continue"],
   ] as const) {
     it(`indexes ${cli}'s history, not the demo`, () => {
       const t = tempDir();
@@ -42,6 +42,10 @@ describe.skipIf(!available)("npm start on a machine with only one of the newer a
         const hits = r.stdout.match(/^\s+transcript:\S+/gm) ?? [];
         expect(hits.length).toBeGreaterThan(0);
         for (const hit of hits) expect(hit.trim()).toMatch(new RegExp(`^transcript:${agent}:`));
+        // status names the source by its display name too.
+        const status = runCli(["status"], onlyHome(t.dir));
+        expect(status.status, status.stderr).toBe(0);
+        expect(status.stdout).toMatch(new RegExp(`^  ${agent} \\(${displayName}\\) +ready `, "m"));
       } finally {
         t.cleanup();
       }

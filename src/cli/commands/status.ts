@@ -13,6 +13,7 @@ import {
   toolFigures,
 } from "../../app/status.js";
 import { openIndexToRead } from "../../app/open-index.js";
+import { SOURCES } from "../../app/sources.js";
 import { checkIndex } from "../../app/index-health.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson } from "../output.js";
@@ -105,12 +106,18 @@ export const statusCommand: CommandModule = {
             );
           }
           const states = new Map(status.coverage.map((c) => [c.source, c]));
+          // "kilo (Kilo Code)": the name config.json and checkpoints use, and the one people use.
+          const display = new Map(SOURCES.map((d) => [d.name, d.displayName]));
+          const label = (source: string) => {
+            const name = display.get(source);
+            return name && name !== source ? `${source} (${name})` : source;
+          };
           for (const s of status.sources) {
             const through = isoInstant(s.indexedThrough)?.slice(0, 16) ?? "—";
             const state =
               states.get(s.source)?.state ?? (s.backlogFiles > 0 || !s.discovered ? "indexing" : "ready");
             out.push(
-              `  ${s.source.padEnd(12)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
+              `  ${label(s.source).padEnd(26)} ${state.padEnd(9)} through ${through}  files ${s.filesKnown}  backlog ${s.backlogFiles}  ` +
                 `docs ${s.documents}  oversized ${s.oversized}  skipped ${s.skipped}  raw ${formatBytes(s.raw.stored)}` +
                 (s.raw.prunedChunks > 0 ? ` (${formatBytes(s.raw.prunedBytes)} pruned)` : "") +
                 // A file found shrunk or rewritten keeps its earlier version: said, never hidden.
