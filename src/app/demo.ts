@@ -5,6 +5,7 @@ export {
   generateDemoCorpus,
   isManifestOf,
   MANIFEST_FILE,
+  newerAgentPaths,
   type DemoManifest,
 } from "../demo/index.js";
 export { makeDirs } from "../platform/make-dirs.js";

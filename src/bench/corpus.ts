@@ -78,6 +78,8 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
   });
   // The Gemini CLI and Qwen Code chats the demo adds are indexed too: their bytes and messages count.
   const agents = demoAgentPaths(root);
+  // The newer agents' small corpora (Cline, Kilo Code, Continue) are read and measured too.
+  const newer = manifest.newerAgents;
   const roots = [
     manifest.paths.claudeConfigDir,
     manifest.paths.codexHome,
@@ -86,6 +88,7 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
     agents.qwenHome,
     manifest.paths.copilotHome,
     manifest.paths.piAgentDir,
+    ...(newer ? Object.values(newer.paths) : []),
   ].filter((r) => existsSync(r));
   return {
     name: "demo",
@@ -98,7 +101,8 @@ async function demoCorpus(root: string, messages: number, seed: number): Promise
       (manifest.agents?.gemini.messages ?? 0) +
       (manifest.agents?.qwen.messages ?? 0) +
       manifest.moreAgents.copilot.messages +
-      manifest.moreAgents.pi.messages,
+      manifest.moreAgents.pi.messages +
+      (newer ? Object.values(newer.counts).reduce((n, c) => n + c.messages, 0) : 0),
     sourceBytes: roots.reduce((a, r) => a + treeBytes(r), 0),
     roots,
     generateMs: performance.now() - t0,

@@ -35,7 +35,19 @@ export const JobName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "must be 1-100 letters, digits or . _ -");
 export const MessageKind = z.enum(["message", "approval", "progress", "report"]);
 export type MessageKind = z.infer<typeof MessageKind>;
-export const BindAgent = z.enum(["claude", "codex", "opencode", "gemini", "qwen", "copilot", "pi", "other"]);
+export const BindAgent = z.enum([
+  "claude",
+  "codex",
+  "opencode",
+  "gemini",
+  "qwen",
+  "copilot",
+  "pi",
+  "cline",
+  "kilo",
+  "continue",
+  "other",
+]);
 
 const Text = (what: string) =>
   z

@@ -1,16 +1,21 @@
 import path from "node:path";
+import { planAgentSessions } from "./agent-sessions.js";
 import { generateBridge } from "./bridge.js";
 import { CanaryPool } from "./canaries.js";
 import { generateClaude } from "./claude-code.js";
+import { generateCline } from "./cline.js";
 import { generateCodex } from "./codex.js";
-import { generateCopilot } from "./copilot.js";
 import type { SourceContext, SourceResult } from "./context.js";
+import { generateContinue } from "./continue.js";
+import { generateCopilot } from "./copilot.js";
 import { generateDyad } from "./dyad.js";
 import { generateGeminiCli } from "./gemini-cli.js";
+import { generateKilo } from "./kilo.js";
 import {
   DEMO_SOURCES,
   demoAgentPaths,
   demoPaths,
+  newerAgentPaths,
   writeManifest,
   type DemoManifest,
   type DemoOptions,
@@ -163,6 +168,8 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     copilot: generateCopilot(small("source-copilot"), paths.copilotHome),
     pi: generatePi(small("source-pi"), paths.piAgentDir),
   };
+  const newerAgents =
+    options.newerAgents === false ? undefined : generateNewerAgents(rng, text, root, baseTime, allProjects);
   progress.finish();
   const manifest: DemoManifest = {
     root,
@@ -175,7 +182,37 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     agents,
     bridge,
     moreAgents,
+    ...(newerAgents ? { newerAgents } : {}),
   };
   writeManifest(manifest);
   return manifest;
+}
+
+/**
+ * Cline, Kilo Code and Continue: a few sessions each from their own forked streams, written after
+ * every other source so the rest of the corpus is byte for byte what it was before them.
+ */
+function generateNewerAgents(
+  rng: Rng,
+  text: TextModel,
+  root: string,
+  baseTime: number,
+  projects: readonly string[],
+): NonNullable<DemoManifest["newerAgents"]> {
+  const paths = newerAgentPaths(root);
+  const plan = (agent: string) => {
+    const own = rng.fork(`agent-${agent}`);
+    return { own, sessions: planAgentSessions(own, text, baseTime, projects) };
+  };
+  const cline = plan("cline");
+  const kilo = plan("kilo");
+  const cont = plan("continue");
+  return {
+    paths,
+    counts: {
+      cline: generateCline(cline.sessions, paths.clineDir),
+      kilo: generateKilo(kilo.sessions, paths.kiloDataDir),
+      continue: generateContinue(cont.own, cont.sessions, paths.continueDir),
+    },
+  };
 }

@@ -39,6 +39,8 @@ export interface DemoOptions {
   agents?: Partial<Record<DemoAgent, boolean>>;
   /** Epoch ms of the oldest message; default a fixed constant (never the clock). Records spread over ~a year. */
   baseTime?: number;
+  /** The small corpora of the newer agents (Cline, Kilo Code, Continue); default true. */
+  newerAgents?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -92,6 +94,14 @@ export interface DemoManifest {
   bridge: BridgeDemoCounts;
   /** The small corpora of agents added after the spec's three (no needles of their own). */
   moreAgents: { copilot: SourceCounts; pi: SourceCounts };
+  /**
+   * The newer agents' corpora and where they are (absent from manifests written before them, and
+   * kept out of `paths` so such a manifest is still recognised as a demo's).
+   */
+  newerAgents?: {
+    paths: NewerAgentPaths;
+    counts: Record<NewerAgent, SourceCounts>;
+  };
   /** Absolute project (cwd) paths used; they live under the corpus's fake HOME, /home/demo. */
   projects: string[];
   needles: Needle[];
@@ -100,6 +110,28 @@ export interface DemoManifest {
 }
 
 export const MANIFEST_FILE = "demo-manifest.json";
+
+/** Agents the demo writes a small fixed corpus for, beside the four sized ones. */
+export const NEWER_AGENTS = ["cline", "kilo", "continue"] as const;
+export type NewerAgent = (typeof NEWER_AGENTS)[number];
+
+/** A type, not an interface, so Object.values() of it is string[]. */
+export type NewerAgentPaths = {
+  /** CLINE_DIR. */
+  clineDir: string;
+  /** Kilo's data folder: $XDG_DATA_HOME/kilo, beside opencode's. */
+  kiloDataDir: string;
+  /** CONTINUE_GLOBAL_DIR. */
+  continueDir: string;
+};
+
+export function newerAgentPaths(root: string): NewerAgentPaths {
+  return {
+    clineDir: path.join(root, ".cline"),
+    kiloDataDir: path.join(root, ".local", "share", "kilo"),
+    continueDir: path.join(root, ".continue"),
+  };
+}
 
 export function demoPaths(root: string): DemoManifest["paths"] {
   return {

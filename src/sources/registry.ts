@@ -2,12 +2,15 @@ import { z } from "zod";
 import type { Env } from "../platform/paths.js";
 import { bridge } from "./bridge/definition.js";
 import { claudeCode } from "./claude-code/definition.js";
+import { cline } from "./cline/definition.js";
 import { codex } from "./codex/definition.js";
+import { continueCli } from "./continue/definition.js";
 import { copilot } from "./copilot/definition.js";
 import type { SourceDefinition } from "./definition.js";
 import { agentNames, ownAgents, sourcesConfigSchema } from "./derive.js";
 import { dyad } from "./dyad/definition.js";
 import { gemini } from "./gemini-cli/definition.js";
+import { kilo } from "./kilo/definition.js";
 import { opencode } from "./opencode/definition.js";
 import { qwen } from "./qwen-code/definition.js";
 import { pi } from "./pi/definition.js";
@@ -17,7 +20,20 @@ import type { Source } from "./types.js";
  * Every source recall reads, in the order they are read. A new source is one folder under
  * sources/ exporting a definition (docs/adding-a-source.md) plus one line here.
  */
-export const SOURCES = [claudeCode, codex, opencode, gemini, qwen, copilot, pi, dyad, bridge] as const;
+export const SOURCES = [
+  claudeCode,
+  codex,
+  opencode,
+  gemini,
+  qwen,
+  copilot,
+  pi,
+  cline,
+  kilo,
+  continueCli,
+  dyad,
+  bridge,
+] as const;
 
 /** The agent filter of search_history: claude, codex, opencode, the agents added after them, other. */
 export const AgentName = z.enum(agentNames(SOURCES));

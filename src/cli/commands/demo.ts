@@ -11,6 +11,7 @@ import {
   generateDemoCorpus,
   MANIFEST_FILE,
   makeRecallHome,
+  newerAgentPaths,
 } from "../../app/demo.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
@@ -95,6 +96,7 @@ export function prepareDemoFolder(root: string, chosen: boolean): void {
     demoAgentPaths(real).qwenHome,
     paths.copilotHome,
     paths.piAgentDir,
+    ...Object.values(newerAgentPaths(real)),
     ...["", "-wal", "-shm", "-journal"].map((suffix) => paths.dyadDb + suffix),
   ];
   for (const target of targets) {

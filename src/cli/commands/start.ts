@@ -62,6 +62,9 @@ export function demoEnv(env: Env, manifest: DemoManifest): Env {
     QWEN_RUNTIME_DIR: undefined,
     COPILOT_HOME: manifest.paths.copilotHome,
     PI_CODING_AGENT_DIR: manifest.paths.piAgentDir,
+    // Kilo Code reads $XDG_DATA_HOME/kilo, beside opencode's folder.
+    CLINE_DIR: manifest.newerAgents?.paths.clineDir ?? path.join(manifest.root, ".cline"),
+    CONTINUE_GLOBAL_DIR: manifest.newerAgents?.paths.continueDir ?? path.join(manifest.root, ".continue"),
   };
 }
 

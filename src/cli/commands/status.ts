@@ -10,7 +10,6 @@ import {
   rebuildingNow,
   redactionState,
   sourceCoverage,
-  SOURCE_NAMES,
   toolFigures,
 } from "../../app/status.js";
 import { openIndexToRead } from "../../app/open-index.js";

@@ -5,6 +5,22 @@
 const $ = (id) => document.getElementById(id);
 
 /** An element with attributes and children; strings become text nodes, never markup. */
+/** Agents' and sources' display names, from the source registry (the server fills data-names). */
+let NAMES = null;
+function displayName(id) {
+  if (NAMES === null) {
+    try {
+      NAMES = JSON.parse(document.getElementById("f-agent")?.dataset.names || "{}");
+    } catch {
+      NAMES = {};
+    }
+  }
+  return NAMES[id] ?? id;
+}
+/** "Claude Code (claude-code)": the display name, and the source name status and config use. */
+const sourceLabel = (source) =>
+  displayName(source) === source ? source : `${displayName(source)} (${source})`;
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -185,7 +201,7 @@ function renderResults(state, out) {
           el(
             "div",
             { className: "hit-meta" },
-            el("span", { className: "badge" }, hit.agent),
+            el("span", { className: "badge", title: displayName(hit.agent) }, hit.agent),
             el("span", { className: "badge kind" }, hit.kind),
             hit.relaxed
               ? el("span", { className: "badge soft", title: "matched only some words" }, "relaxed")
@@ -352,13 +368,12 @@ async function refreshStatus() {
       ? ` Last full run: ${s.lastRun.records} records, finished ${fmtTime(s.lastRun.finishedAt)}.`
       : "");
   showAgentChoices(s.agents ?? []);
-  const names = s.sourceNames ?? {};
   $("coverage-rows").replaceChildren(
     ...s.coverage.map((c) =>
       el(
         "tr",
         { className: `state-${c.state}` },
-        el("td", {}, s.labels?.[c.source] ?? c.source),
+        el("td", {}, sourceLabel(c.source)),
         el("td", {}, c.state === "indexing" ? "still indexing" : c.state),
         el("td", {}, fmtTime(c.indexedThrough)),
         el("td", {}, String(c.backlog)),

@@ -1,25 +1,33 @@
 import { describe, expect, it } from "vitest";
-import type { RouteRequest } from "../route.js";
-import { assetRoutes } from "./assets.js";
+import { withAgents } from "./assets.js";
 
-describe("the dashboard page", () => {
-  it("offers every agent of the source registry by its display name in the agent filter", async () => {
-    const page = assetRoutes.find((r) => r.pattern.test("/"))!;
-    const answer = await page.handle({} as RouteRequest);
-    const html = "body" in answer ? answer.body.toString() : "";
-    const select = /<select id="f-agent"[^>]*>([\s\S]*?)<\/select>/.exec(html)?.[1] ?? "";
-    const options = [...select.matchAll(/<option value="([^"]*)">([^<]*)<\/option>/g)].map((m) => [
-      m[1],
-      m[2],
-    ]);
+const PAGE = `<select id="f-agent" name="agent" data-names="{}">
+  <option value="">any</option>
+  <!-- agent options: filled here -->
+</select>`;
+
+describe("the dashboard page's agents", () => {
+  it("lists every agent filter value by display name, and names sources for badges and coverage", () => {
+    const html = withAgents(PAGE);
+    const options = [...html.matchAll(/<option value="([^"]*)">([^<]*)<\/option>/g)].map((m) => [m[1], m[2]]);
     expect(options).toEqual([
       ["", "any"],
       ["claude", "Claude Code"],
       ["codex", "Codex"],
       ["opencode", "opencode"],
+      ["gemini", "Gemini CLI"],
+      ["qwen", "Qwen Code"],
       ["copilot", "GitHub Copilot CLI"],
       ["pi", "pi"],
+      ["cline", "Cline"],
+      ["kilo", "Kilo Code"],
+      ["continue", "Continue"],
       ["other", "other"],
     ]);
+    const names = JSON.parse(/data-names="([^"]*)"/.exec(html)![1]!.replace(/&quot;/g, '"')) as Record<
+      string,
+      string
+    >;
+    expect(names).toMatchObject({ "claude-code": "Claude Code", kilo: "Kilo Code", continue: "Continue" });
   });
 });

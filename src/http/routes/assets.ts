@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { agentChoices, SOURCES } from "../../app/sources.js";
+import { AgentName, SOURCES } from "../../app/sources.js";
 import type { Route } from "../route.js";
 
 /**
@@ -22,19 +22,28 @@ const FILES = {
   "dashboard.js": "text/javascript; charset=utf-8",
 } as const;
 
-let cache: Map<string, Buffer> | null = null;
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-const AGENTS_MARKER = "<!-- agents: filled from the source registry when served -->";
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-
-/** The agent filter's choices come from the source registry, as the CLI's --agent help does. */
-function withAgents(html: string): string {
-  const options = agentChoices(SOURCES)
-    .map(({ value, label }) => `<option value="${escapeHtml(value)}">${escapeHtml(label)}</option>`)
+/**
+ * The agent filter's options and the display names of agents and sources, from the registry: a
+ * source added there shows in the dashboard's filter, hit badges and coverage by its own name.
+ */
+export function withAgents(html: string): string {
+  const names: Record<string, string> = {};
+  for (const d of SOURCES) {
+    names[d.name] = d.displayName;
+    if (d.filter.own) names[d.agent] = d.displayName;
+  }
+  const options = AgentName.options
+    .map((agent) => `<option value="${escapeHtml(agent)}">${escapeHtml(names[agent] ?? agent)}</option>`)
     .join("\n                ");
-  return html.replace(AGENTS_MARKER, options);
+  return html
+    .replace(/<!-- agent options:[^>]*-->/, options)
+    .replace('data-names="{}"', `data-names="${escapeHtml(JSON.stringify(names))}"`);
 }
+
+let cache: Map<string, Buffer> | null = null;
 
 /** Read once, on first use. */
 function asset(name: keyof typeof FILES): Buffer {

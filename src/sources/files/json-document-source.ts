@@ -143,6 +143,8 @@ export class JsonDocumentSource implements Source {
   /** One step of the round robin: at most `entries` documents compared with their checkpoints. */
   private detectChanges(view: IndexView, entries: number): void {
     const n = this.order.length;
+    // No documents (yet): a finished discovery walk is a clean sweep, or a backfill never ends.
+    if (n === 0 && !this.walker.active && this.walker.sweeps > 0) this.cleanSweeps += 1;
     for (let i = 0; i < Math.min(entries, n); i++) {
       const file = this.order[this.position++]!;
       if (!this.backlog.has(file) && this.changed(view, file)) {

@@ -1,0 +1,109 @@
+/**
+ * Kilo Code CLI history: every `kilo*.db` in `$XDG_DATA_HOME/kilo` (~/.local/share/kilo), read
+ * through the session database base, opened read-only (the live WAL, where Kilo keeps most rows,
+ * is read and never checkpointed). A session changes when its row, a message or a part does; a
+ * message is re-read whole with its parts when any of them changes, so a resumed session
+ * (`--continue` adds messages to the same session) repeats nothing. Full tool outputs Kilo saves
+ * under `tool-output/` are not read: the stored output and its preview say where they are.
+ *
+ * Conversation `kilo:<sessionId>` (parent from `parent_id`); records keyed by message id (hit id
+ * `transcript:kilo:<sessionId>:<messageId>`).
+ */
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import type { Env } from "../../platform/paths.js";
+import { ProjectResolver } from "../../platform/project.js";
+import { SessionDatabaseSource, type RowCursor } from "../databases/session-database-source.js";
+import { conversationId, transcriptHitId } from "../ids.js";
+import { mapOpencodeV1Message } from "../opencode/record.js";
+import type { Db } from "../../store/open.js";
+import type { ConversationRef, SourceRecord } from "../types.js";
+import { mapKiloSession, type KiloMessageRow, type KiloSessionRow } from "./record.js";
+
+export const KILO_SOURCE = "kilo";
+export const KILO_AGENT = "kilo";
+
+/** $XDG_DATA_HOME/kilo, else ~/.local/share/kilo. */
+export const kiloDataDir = (env: Env) =>
+  path.resolve(env.XDG_DATA_HOME || path.join(env.HOME ?? "/", ".local", "share"), "kilo");
+
+export function kiloDatabases(env: Env): string[] {
+  const dir = kiloDataDir(env);
+  try {
+    return readdirSync(dir)
+      .filter((name) => /^kilo.*\.db$/.test(name))
+      .sort()
+      .map((name) => path.join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+// A session changes when it, one of its messages or one of their parts does.
+const SESSIONS = `SELECT s.*, max(s.time_updated,
+    coalesce((SELECT max(m.time_updated) FROM message m WHERE m.session_id = s.id), 0),
+    coalesce((SELECT max(p.time_updated) FROM part p WHERE p.session_id = s.id), 0)) AS updatedAt
+  FROM session s WHERE (updatedAt, s.id) > (?, ?) ORDER BY updatedAt, s.id LIMIT ?`;
+const MESSAGES = `SELECT m.id, m.session_id, m.time_created, m.time_updated, m.data, max(m.time_updated,
+    coalesce((SELECT max(p.time_updated) FROM part p WHERE p.message_id = m.id), 0)) AS updatedAt
+  FROM message m WHERE m.session_id = ? AND (updatedAt, m.id) > (?, ?) ORDER BY updatedAt, m.id LIMIT ?`;
+const PARTS = `SELECT id, message_id, time_created, time_updated, data FROM part WHERE message_id = ? ORDER BY id`;
+const TABLES = `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')`;
+const after = (c: RowCursor) => [c.t === -Infinity ? -1 : c.t, c.id];
+
+export function createKiloSource(env: Env, maxLineBytes?: number) {
+  const resolver = new ProjectResolver();
+  const conversation = (row: KiloSessionRow): ConversationRef => {
+    const meta = mapKiloSession(row);
+    return {
+      id: conversationId(KILO_AGENT, row.id),
+      source: KILO_SOURCE,
+      agent: KILO_AGENT,
+      kind: "transcript",
+      project: resolver.resolve(meta?.directory),
+      session: row.id,
+      parent: meta?.parentId ? conversationId(KILO_AGENT, meta.parentId) : null,
+      title: meta?.title ?? null,
+      branch: null,
+      model: meta?.model?.modelID ?? null,
+    };
+  };
+  const records = (row: KiloMessageRow, ref: ConversationRef): SourceRecord[] => {
+    const record = mapOpencodeV1Message(row, row.parts);
+    if (record.type === "skip") return [];
+    return [
+      {
+        sourceKey: record.id,
+        hitId: transcriptHitId(KILO_AGENT, record.sessionId, record.id),
+        conversation: ref,
+        at: record.at ?? record.updatedAt ?? 0,
+        role: record.turn.role,
+        kind: "transcript",
+        content: { type: "turn", turn: record.turn },
+        cursor: record.id,
+        message: null,
+        job: null,
+        run: null,
+        model: record.model?.modelID ?? ref.model ?? null,
+        branch: null,
+      },
+    ];
+  };
+  return new SessionDatabaseSource<KiloSessionRow, KiloMessageRow>({
+    name: KILO_SOURCE,
+    agent: KILO_AGENT,
+    files: () => kiloDatabases(env),
+    recognise: (db: Db) => db.prepare(TABLES).pluck().get() === 3,
+    changedSessions: (db, cursor, limit) =>
+      db.prepare(SESSIONS).all(...after(cursor), limit) as KiloSessionRow[],
+    changedMessages: (db, session, cursor, limit) => {
+      const rows = db.prepare(MESSAGES).all(session, ...after(cursor), limit) as KiloMessageRow[];
+      const parts = db.prepare(PARTS);
+      for (const row of rows) row.parts = parts.all(row.id) as KiloMessageRow["parts"];
+      return rows;
+    },
+    conversation,
+    records,
+    ...(maxLineBytes !== undefined ? { maxRowBytes: maxLineBytes } : {}),
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * The real sessions of ../shared/fixtures/real-more/ (seven more CLIs, run for real against a
+ * scripted model), copied at run time into a temporary HOME and searched through the real
+ * search_history tool. Nothing from ../shared is ever copied into the repository.
+ */
+import { chmodSync, cpSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { expect } from "vitest";
+import { runTool } from "../../src/tools/run.js";
+import { createSearchHistoryTool, type SearchHistoryOutput } from "../../src/tools/search-history.js";
+import { createHarness, type Harness } from "../sources-harness.js";
+import { SHARED_DIR } from "./shared.js";
+
+export const REAL_MORE = path.join(SHARED_DIR, "fixtures", "real-more");
+
+export interface ManifestSession {
+  cli: string;
+  session_id: string;
+  cwd: string;
+  user_prompts: string[];
+  contains_decision_phrase: boolean;
+  contains_big_output_marker: boolean;
+  big_output_first_line_in_tool_result?: boolean;
+  title?: string;
+}
+
+export interface Manifest {
+  decision_phrase: string;
+  big_output_marker: string;
+  big_output_first_line: string;
+  sessions: ManifestSession[];
+}
+
+export const readManifest = (): Manifest =>
+  JSON.parse(readFileSync(path.join(REAL_MORE, "MANIFEST.json"), "utf8")) as Manifest;
+
+/** Copies one CLI's HOME (`<cli>/home`) into `to`, writable as a CLI's own files are. */
+export function copyRealHome(cli: string, to: string): void {
+  cpSync(path.join(REAL_MORE, cli, "home"), to, { recursive: true });
+  const writable = (p: string) => {
+    const s = statSync(p);
+    chmodSync(p, s.mode | 0o200);
+    if (s.isDirectory()) for (const n of readdirSync(p)) writable(path.join(p, n));
+  };
+  writable(to);
+}
+
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...filesUnder(full));
+    else out.push(full);
+  }
+  return out.sort();
+}
+
+const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+/** A harness over one CLI's real HOME, indexed; the CLI's files checked unchanged after. */
+export async function indexRealHome(cli: string): Promise<Harness> {
+  const h = await createHarness();
+  copyRealHome(cli, h.home);
+  const before = new Map(filesUnder(h.home).map((f) => [f, sha(f)]));
+  h.index();
+  // A -shm beside a WAL database is the one accepted side effect of reading it.
+  const after = filesUnder(h.home).filter((f) => !f.endsWith("-shm"));
+  expect(after).toEqual([...before.keys()].filter((f) => !f.endsWith("-shm")));
+  for (const f of after) expect(sha(f), f).toBe(before.get(f));
+  return h;
+}
+
+/** search_history, the MCP tool itself, over a harness's index. */
+export async function searchTool(
+  h: Harness,
+  query: string,
+  filters: Record<string, unknown> = {},
+): Promise<SearchHistoryOutput> {
+  return JSON.parse(
+    await runTool(createSearchHistoryTool(h.store.db, h.store.engine), { query, limit: 20, filters }, {}),
+  ) as SearchHistoryOutput;
+}
+
+/**
+ * What issue #34 asks of every agent, from its MANIFEST entries: the decision phrase in the
+ * decision session, `0042_enable_rls.sql` in the resumed one (the same session), the ADR session,
+ * and the quokka marker in the build session.
+ */
+export async function expectManifestFound(h: Harness, cli: string, agent: string): Promise<void> {
+  const manifest = readManifest();
+  const sessions = manifest.sessions.filter((s) => s.cli === cli);
+  expect(sessions.length).toBe(3);
+  const resumed = sessions.find((s) => s.user_prompts.length === 2)!;
+  const adr = sessions.find((s) => s.user_prompts.some((p) => p.includes("Write an ADR")))!;
+  const build = sessions.find((s) => s.contains_big_output_marker)!;
+  const sessionsOf = (out: SearchHistoryOutput) => new Set(out.hits.map((x) => x.session));
+
+  const decision = await searchTool(h, `"${manifest.decision_phrase}"`, { agent });
+  expect(sessionsOf(decision)).toContain(resumed.session_id);
+  expect(decision.hits.every((x) => x.agent === agent)).toBe(true);
+  const rls = await searchTool(h, "0042_enable_rls.sql", { agent });
+  expect([...sessionsOf(rls)]).toEqual([resumed.session_id]);
+  const adrHits = await searchTool(h, "ADR architecture decision record auth store", { agent });
+  expect(sessionsOf(adrHits)).toContain(adr.session_id);
+  expect(adrHits.hits.find((x) => x.session === adr.session_id)?.project).toBe(adr.cwd);
+  const quokka = await searchTool(h, manifest.big_output_marker, { agent });
+  expect(sessionsOf(quokka)).toContain(build.session_id);
+  if (build.big_output_first_line_in_tool_result) {
+    // The CLI kept the output's first line: it is found as tool output.
+    const first = await searchTool(h, `"${manifest.big_output_first_line}"`, { agent });
+    expect(first.hits.some((x) => x.session === build.session_id && x.role === "tool")).toBe(true);
+  }
+  // `other` keeps meaning every agent outside claude, codex and opencode.
+  const other = await searchTool(h, "0042_enable_rls.sql", { agent: "other" });
+  expect([...sessionsOf(other)]).toEqual([resumed.session_id]);
+}
