@@ -1,6 +1,7 @@
 import type { Route } from "../route.js";
 import { assetRoutes } from "./assets.js";
 import { decisionHistoryRoute, runLogRoute } from "./bridge.js";
+import { activityRoute, exportRoute, familyRoute, projectsRoute, recentRoute } from "./browse.js";
 import { consultedRoute } from "./consulted.js";
 import { conversationsRoute } from "./conversations.js";
 import { historyRoute } from "./history.js";
@@ -20,5 +21,10 @@ export const ROUTES: readonly Route[] = [
   consultedRoute,
   runLogRoute,
   decisionHistoryRoute,
+  recentRoute,
+  projectsRoute,
+  activityRoute,
+  familyRoute,
+  exportRoute,
   ...assetRoutes,
 ];
