@@ -112,10 +112,12 @@ export function projectSummaries(db: Db): ProjectSummary[] {
   const byProject = new Map<string, ProjectSummary>();
   for (const r of rows) {
     let p = byProject.get(r.project);
-    if (!p) byProject.set(r.project, (p = { project: r.project, conversations: 0, updatedAt: null, agents: {} }));
+    if (!p)
+      byProject.set(r.project, (p = { project: r.project, conversations: 0, updatedAt: null, agents: {} }));
     p.conversations += r.n;
     p.agents[r.agent] = r.n;
-    if (r.updatedAt !== null && (p.updatedAt === null || r.updatedAt > p.updatedAt)) p.updatedAt = r.updatedAt;
+    if (r.updatedAt !== null && (p.updatedAt === null || r.updatedAt > p.updatedAt))
+      p.updatedAt = r.updatedAt;
   }
   return [...byProject.values()].sort(
     (a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0) || a.project.localeCompare(b.project),
@@ -152,7 +154,8 @@ export function sessionsPerDay(
   const firstDay = lastDay - days + 1;
   const rows = statement(
     db,
-    `SELECT (started_at + ?) / ${DAY_MS} AS d, agent, count(*) AS sessions FROM recall_conversations
+    // A bound number arrives as a REAL: the day is cast back to a whole number.
+    `SELECT CAST((started_at + ?) / ${DAY_MS} AS INTEGER) AS d, agent, count(*) AS sessions FROM recall_conversations
      WHERE parent IS NULL AND started_at >= ? GROUP BY d, agent ORDER BY d, agent`,
   ).all(shift, firstDay * DAY_MS - shift) as { d: number; agent: string; sessions: number }[];
   const iso = (d: number) => new Date(d * DAY_MS).toISOString().slice(0, 10);
@@ -168,7 +171,11 @@ export function conversationFamily(
   db: Db,
   id: string,
   maxChildren = 200,
-): { conversation: ConversationSummary; parent: ConversationSummary | null; subAgents: ConversationSummary[] } | null {
+): {
+  conversation: ConversationSummary;
+  parent: ConversationSummary | null;
+  subAgents: ConversationSummary[];
+} | null {
   const one = statement(db, `SELECT ${SUMMARY_COLUMNS} FROM recall_conversations c WHERE c.id = ?`);
   const row = one.get(id) as SummaryRow | undefined;
   if (!row) return null;

@@ -84,7 +84,7 @@ function homeState() {
 function recentItem(c) {
   return el(
     "li",
-    { className: "conv" },
+    { className: "conv", "data-id": c.id },
     el(
       "button",
       {
@@ -633,6 +633,7 @@ async function refreshConsulted() {
     limit: String(CONSULTED_PAGE),
     offset: String(consulted.offset),
     http: String($("include-http").checked),
+    error_kinds: "true",
   });
   let out;
   try {

@@ -43,7 +43,10 @@ function asset(name: keyof typeof FILES): Buffer {
 const require = createRequire(import.meta.url);
 const VENDOR = {
   "markdown-it.mjs": () =>
-    path.join(path.dirname(require.resolve("markdown-it/package.json")), "dist/browser/markdown-it.esm.min.mjs"),
+    path.join(
+      path.dirname(require.resolve("markdown-it/package.json")),
+      "dist/browser/markdown-it.esm.min.mjs",
+    ),
   "purify.mjs": () => path.join(path.dirname(require.resolve("dompurify")), "purify.es.mjs"),
 } as const;
 

@@ -8,7 +8,7 @@ const MAX_CALLS = 200;
 const MAX_OFFSET = 100_000;
 
 /**
- * GET /api/consulted?limit=&offset=&http=: recent tool calls from the content-free audit log: when, which
+ * GET /api/consulted?limit=&offset=&http=&error_kinds=: recent tool calls from the content-free audit log: when, which
  * surface and tool, how many results, which conversations came back. The log holds no query
  * text, so none can be shown.
  */
@@ -16,9 +16,11 @@ export const consultedRoute: Route = {
   method: "GET",
   pattern: /^\/api\/consulted$/,
   handle({ query, services }) {
-    const p = singleParams(query, ["limit", "offset", "http"]);
+    const p = singleParams(query, ["limit", "offset", "http", "error_kinds"]);
     const withHttp = booleanText(p.http ?? "true");
     if (typeof withHttp !== "boolean") throw new HttpError(400, "http: must be true or false");
+    const withKinds = booleanText(p.error_kinds ?? "false");
+    if (typeof withKinds !== "boolean") throw new HttpError(400, "error_kinds: must be true or false");
     const limit = p.limit === undefined ? 50 : integerText(p.limit);
     if (typeof limit !== "number" || limit < 1 || limit > MAX_CALLS) {
       throw new HttpError(400, `limit: must be an integer from 1 to ${MAX_CALLS}`);
@@ -40,8 +42,8 @@ export const consultedRoute: Route = {
       results: r.results,
       durationMs: r.durationMs,
       returned: r.returned,
-      // A failed call names what failed (NotFound, Validation…): its kind, never its message.
-      ...(r.ok ? {} : { errorKind: r.errorKind ?? "unknown" }),
+      // Asked for: what a failed call failed with (NotFound, Validation…), its kind, never a message.
+      ...(withKinds ? { errorKind: r.ok ? null : (r.errorKind ?? "unknown") } : {}),
     }));
     return { json: { calls, more: read.length > offset + limit } };
   },
