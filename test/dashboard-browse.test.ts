@@ -27,6 +27,7 @@ import { startServe, type ServeProcess } from "./helpers/http.js";
 
 /* Browser globals the callbacks below use (the project's tsconfig has no DOM library). */
 declare const document: {
+  getElementById(id: string): { textContent: string | null } | null;
   activeElement: { className: string; textContent: string | null } | null;
   body: unknown;
   querySelectorAll(selector: string): { length: number };
@@ -117,6 +118,12 @@ describe.skipIf(!present && !required)("browsing the dashboard in Chromium", () 
     expect(await page.locator(".conv .size").first().textContent()).toMatch(/^\d+ records?$/);
     expect(await page.locator("#activity svg rect.bar").count()).toBeGreaterThan(0);
     expect(await page.locator("#recent-prev").isVisible()).toBe(false);
+    // README's picture shows the page at rest, not the broker's first scan after `recall serve`.
+    await page.waitForFunction(
+      () => document.getElementById("index-state")?.textContent === "Index up to date",
+      null,
+      { timeout: 60_000 },
+    );
     await page.screenshot({ path: path.join(OUTPUT, "dashboard-home.png") });
     copyFileSync(path.join(OUTPUT, "dashboard-home.png"), README_SHOT);
 

@@ -1,7 +1,8 @@
 import type { Route } from "../route.js";
 import { assetRoutes } from "./assets.js";
 import { decisionHistoryRoute, runLogRoute } from "./bridge.js";
-import { activityRoute, exportRoute, familyRoute, projectsRoute, recentRoute } from "./browse.js";
+import { activityRoute, familyRoute, projectsRoute, recentRoute } from "./browse.js";
+import { exportRoute } from "./export.js";
 import { consultedRoute } from "./consulted.js";
 import { conversationsRoute } from "./conversations.js";
 import { historyRoute } from "./history.js";
