@@ -7,6 +7,12 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUDIT_FILE } from "../src/audit/audit-log.js";
+import {
+  NEWEST_START_SQL,
+  PROJECTS_SQL,
+  recentSql,
+  SESSIONS_PER_DAY_SQL,
+} from "../src/conversations/browse.js";
 import { createHttpServices } from "../src/app/http-services.js";
 import { startHttpServer, type RunningHttpServer } from "../src/http/server.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
@@ -57,7 +63,7 @@ const topLevel = () =>
   store.db
     .prepare(
       `SELECT id, agent, project, parent, next_ordinal AS records FROM recall_conversations
-       WHERE parent IS NULL ORDER BY coalesce(updated_at, started_at, 0) DESC, id`,
+       WHERE parent IS NULL ORDER BY updated_at DESC, id`,
     )
     .all() as { id: string; agent: string; project: string | null; records: number }[];
 
@@ -138,6 +144,34 @@ describe("GET /api/recent", () => {
       expect(r.status, query).toBe(400);
       expect(json(r.body).error, query).toMatch(message);
     }
+  });
+});
+
+describe("the landing page's reads", () => {
+  it("read indexes, never every conversation (a 1M-message index holds some 50,000)", () => {
+    const plan = (sql: string, ...params: unknown[]) =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join(" | ");
+    expect(plan(recentSql(["c.parent IS NULL", "1"]), 21, 0)).toMatch(
+      /^SCAN c USING INDEX recall_conversations_recent\b/,
+    );
+    expect(plan(PROJECTS_SQL)).toMatch(
+      /^SEARCH recall_conversations USING COVERING INDEX recall_conversations_projects\b/,
+    );
+    expect(plan(NEWEST_START_SQL)).toMatch(
+      /^SEARCH recall_conversations USING COVERING INDEX recall_conversations_started\b/,
+    );
+    expect(plan(SESSIONS_PER_DAY_SQL, 0, 0)).toMatch(
+      /^SEARCH recall_conversations USING COVERING INDEX recall_conversations_started \(started_at>\?\)/,
+    );
+    expect(
+      plan(
+        "SELECT parent, count(*) FROM recall_conversations WHERE parent IN (?, ?) GROUP BY parent",
+        "a",
+        "b",
+      ),
+    ).toMatch(/USING COVERING INDEX recall_conversations_parent\b/);
   });
 });
 

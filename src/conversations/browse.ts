@@ -64,6 +64,11 @@ function withSubAgents(db: Db, rows: SummaryRow[]): ConversationSummary[] {
   return rows.map((r) => ({ ...r, subAgents: counts.get(r.id) ?? 0 }));
 }
 
+/** A page of top-level conversations, last written first (walks recall_conversations_recent). */
+export const recentSql = (where: readonly string[]) =>
+  `SELECT ${SUMMARY_COLUMNS} FROM recall_conversations c WHERE ${where.join(" AND ")}
+   ORDER BY c.updated_at DESC, c.id LIMIT ? OFFSET ?`;
+
 export interface RecentQuery {
   project?: string;
   agent?: BrowseAgent;
@@ -85,14 +90,14 @@ export function recentConversations(
     where.push("c.project = ?");
     params.push(query.project);
   }
-  const rows = statement(
-    db,
-    `SELECT ${SUMMARY_COLUMNS} FROM recall_conversations c WHERE ${where.join(" AND ")}
-     ORDER BY coalesce(c.updated_at, c.started_at, 0) DESC, c.id LIMIT ? OFFSET ?`,
-  ).all(...params, query.limit + 1, query.offset) as SummaryRow[];
+  const rows = statement(db, recentSql(where)).all(...params, query.limit + 1, query.offset) as SummaryRow[];
   const more = rows.length > query.limit;
   return { conversations: withSubAgents(db, rows.slice(0, query.limit)), more };
 }
+
+/** Each project's top-level conversations per agent (read from recall_conversations_projects alone). */
+export const PROJECTS_SQL = `SELECT project, agent, count(*) AS n, max(updated_at) AS updatedAt
+  FROM recall_conversations WHERE project IS NOT NULL AND parent IS NULL GROUP BY project, agent`;
 
 export interface ProjectSummary {
   project: string;
@@ -104,11 +109,12 @@ export interface ProjectSummary {
 
 /** Every project with its conversations per agent, most recently active first. */
 export function projectSummaries(db: Db): ProjectSummary[] {
-  const rows = statement(
-    db,
-    `SELECT project, agent, count(*) AS n, max(coalesce(updated_at, started_at)) AS updatedAt
-     FROM recall_conversations WHERE project IS NOT NULL AND parent IS NULL GROUP BY project, agent`,
-  ).all() as { project: string; agent: string; n: number; updatedAt: number | null }[];
+  const rows = statement(db, PROJECTS_SQL).all() as {
+    project: string;
+    agent: string;
+    n: number;
+    updatedAt: number | null;
+  }[];
   const byProject = new Map<string, ProjectSummary>();
   for (const r of rows) {
     let p = byProject.get(r.project);
@@ -133,6 +139,15 @@ export interface ActivityDay {
 
 const DAY_MS = 86_400_000;
 
+/** An ordered read, so it walks the started-at index from its end (max() with a WHERE scans). */
+export const NEWEST_START_SQL = `SELECT started_at AS at FROM recall_conversations
+  WHERE parent IS NULL AND started_at IS NOT NULL ORDER BY started_at DESC LIMIT 1`;
+
+/** Sessions per day (shifted to a zone) and agent; a bound number arrives as a REAL, so the day is cast. */
+export const SESSIONS_PER_DAY_SQL = `SELECT CAST((started_at + ?) / ${DAY_MS} AS INTEGER) AS d, agent,
+  count(*) AS sessions FROM recall_conversations WHERE parent IS NULL AND started_at >= ?
+  GROUP BY d, agent ORDER BY d, agent`;
+
 /**
  * Top-level sessions started per day and agent over the `days` days up to the newest session
  * (an index not updated lately still shows its last months). Days are counted in the caller's
@@ -144,20 +159,16 @@ export function sessionsPerDay(
   utcOffsetMinutes: number,
 ): { from: string | null; to: string | null; days: ActivityDay[] } {
   const shift = utcOffsetMinutes * 60_000;
-  const newest = (
-    statement(db, "SELECT max(started_at) AS at FROM recall_conversations WHERE parent IS NULL").get() as {
-      at: number | null;
-    }
-  ).at;
-  if (newest === null) return { from: null, to: null, days: [] };
+  const row = statement(db, NEWEST_START_SQL).get() as { at: number } | undefined;
+  if (row === undefined) return { from: null, to: null, days: [] };
+  const newest = row.at;
   const lastDay = Math.floor((newest + shift) / DAY_MS);
   const firstDay = lastDay - days + 1;
-  const rows = statement(
-    db,
-    // A bound number arrives as a REAL: the day is cast back to a whole number.
-    `SELECT CAST((started_at + ?) / ${DAY_MS} AS INTEGER) AS d, agent, count(*) AS sessions FROM recall_conversations
-     WHERE parent IS NULL AND started_at >= ? GROUP BY d, agent ORDER BY d, agent`,
-  ).all(shift, firstDay * DAY_MS - shift) as { d: number; agent: string; sessions: number }[];
+  const rows = statement(db, SESSIONS_PER_DAY_SQL).all(shift, firstDay * DAY_MS - shift) as {
+    d: number;
+    agent: string;
+    sessions: number;
+  }[];
   const iso = (d: number) => new Date(d * DAY_MS).toISOString().slice(0, 10);
   return {
     from: iso(firstDay),
