@@ -7,11 +7,19 @@
  * Without /usr/bin/chromium the suite is skipped with a visible note on a developer's machine;
  * in CI (CI=true or RECALL_REQUIRE_BROWSER=1) a missing browser fails the run instead.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  browserPresent as present,
+  browserRequired as required,
+  CHROMIUM,
+  loginPage as login,
+  openBrowser,
+  OUTPUT,
+  writeClaudeSession,
+} from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 import { connectMcp } from "./helpers/mcp.js";
@@ -31,59 +39,14 @@ declare const document: {
 declare const location: { search: string };
 declare const window: { __recallXss?: number };
 
-const CHROMIUM = "/usr/bin/chromium";
-const required = process.env.CI === "true" || process.env.RECALL_REQUIRE_BROWSER === "1";
-const present = existsSync(CHROMIUM);
 if (!present && !required) {
   console.warn(`[skip] ${CHROMIUM} is absent: the dashboard browser tests are skipped (CI installs it).`);
 }
-const OUTPUT = fileURLToPath(new URL("../test-output/", import.meta.url));
 
 /** Text a correct page shows as text; as HTML it would run a script or an onerror handler. */
 const XSS_TOKEN = "xylophonequartz";
 const XSS_TEXT = `${XSS_TOKEN} payload <script>window.__recallXss = 1</script> and <img src=x onerror="window.__recallXss = 2"> end`;
 const XSS_SESSION = "5d1f3b7e-0000-4000-8000-00000000abcd";
-
-/** One Claude Code session (a question and an answer) in the real JSONL shape. */
-function writeClaudeSession(
-  claudeDir: string,
-  project: string,
-  sessionId: string,
-  ask: string,
-  answer: string,
-): void {
-  const dir = path.join(claudeDir, "projects", project.replace(/[^A-Za-z0-9]/g, "-"));
-  mkdirSync(dir, { recursive: true });
-  const at = Date.parse("2026-03-01T10:00:00Z");
-  const base = { sessionId, cwd: project, version: "2.1.3", userType: "external" };
-  const uuid = (n: number) => `${sessionId.slice(0, 8)}-0000-4000-8000-00000000000${n}`;
-  const lines = [
-    {
-      ...base,
-      type: "user",
-      uuid: uuid(1),
-      parentUuid: null,
-      timestamp: new Date(at).toISOString(),
-      message: { role: "user", content: ask },
-    },
-    {
-      ...base,
-      type: "assistant",
-      uuid: uuid(2),
-      parentUuid: uuid(1),
-      timestamp: new Date(at + 5000).toISOString(),
-      message: {
-        id: `msg_${sessionId.slice(0, 8)}`,
-        type: "message",
-        role: "assistant",
-        model: "claude-sonnet-4-5",
-        content: [{ type: "text", text: answer }],
-        stop_reason: "end_turn",
-      },
-    },
-  ];
-  writeFileSync(path.join(dir, `${sessionId}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-}
 
 /** The hostile text in a session under the demo HOME. */
 function writeHostileSession(demo: DemoHome): void {
@@ -105,47 +68,12 @@ function writeHostileSession(demo: DemoHome): void {
 const TURKISH_SESSION = "7a2c4e9f-0000-4000-8000-00000000beef";
 const TURKISH_TEXT = "Toplantı notları: İstanbul ofisi, ISTANBUL ekibi, istanbul deposu ve KİTAP listesi.";
 
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-async function openBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const profile = tempDir("recall-chromium-");
-  const context = await chromium.launchPersistentContext(profile.dir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-  });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      profile.cleanup();
-    },
-  };
-}
-
 /** Every URL the browser asked for (the page must work offline: nothing but its own server). */
 const requested: string[] = [];
 
 /** Logs in through the printed token URL; the page lands on "/" without the token. */
-async function loginPage(context: BrowserContext, serve: ServeProcess): Promise<Page> {
-  const page = await context.newPage();
-  page.on("request", (request) => requested.push(request.url()));
-  page.on("pageerror", (error) => {
-    throw error;
-  });
-  await page.goto(serve.loginUrl);
-  expect(page.url()).toBe(`${serve.origin}/`);
-  return page;
-}
+const loginPage = (context: BrowserContext, serve: ServeProcess): Promise<Page> =>
+  login(context, serve, requested);
 
 describe.skipIf(!present && !required)("dashboard in Chromium", () => {
   let demo: DemoHome;

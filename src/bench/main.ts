@@ -7,9 +7,10 @@
  *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--corpus demo|zipf|both] [--json]
  *                    [--only section,…] [--queries N] [--seed N] [--locomo N|all|none] [--keep]
  *
- * Sections: indexing, redaction, history, chats, baselines, cold, mcp, large, locomo (default: all),
- * and split (opt-in, --only split: the history.db split of the embedded index chats builds).
- * The history sections (indexing, redaction, history, baselines, cold, mcp) run on each corpus
+ * Sections: indexing, redaction, history, chats, baselines, cold, mcp, dashboard, large, locomo
+ * (default: all), and split (opt-in, --only split: the history.db split of the embedded index
+ * chats builds). The history sections (indexing, redaction, history, baselines, cold, mcp,
+ * dashboard) run on each corpus
  * --corpus names (default both): the demo generator's, and Claude Code transcripts whose words
  * follow a Zipf law with a long tail (src/demo/zipf-corpus.ts).
  */
@@ -24,6 +25,7 @@ import { attachChatSearch } from "../app/attach-chat-search.js";
 import { benchChatSearch } from "./chat-search.js";
 import { benchEmbeddedSplit } from "./embedded-split.js";
 import { benchColdProcess } from "./cold-process.js";
+import { benchDashboard } from "./dashboard.js";
 import { benchLargeTranscript, LARGE_TRANSCRIPT_BYTES } from "./large-transcript.js";
 import { benchLiveSearch } from "./live-search.js";
 import { benchMcpRoundTrip } from "./mcp-round-trip.js";
@@ -70,6 +72,7 @@ export const SECTIONS = [
   "baselines",
   "cold",
   "mcp",
+  "dashboard",
   "large",
   "locomo",
   "split",
@@ -325,6 +328,10 @@ async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName)
           ),
         };
       }
+      if (wants(args, "dashboard")) {
+        step("the dashboard's landing page (recent conversations, projects, activity)");
+        result.dashboard = benchDashboard(store.db, 50);
+      }
       if (wants(args, "cold")) {
         step("cold recall search processes");
         const half = Math.ceil(samples.cold / 2);
@@ -535,7 +542,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
       history: Object.fromEntries(args.corpora.map((c) => [c, { unavailable: "not selected" }])),
       chats: { unavailable: "not selected" },
     };
-    if (wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp")) {
+    if (wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp", "dashboard")) {
       for (const name of args.corpora) {
         try {
           result.history[name] = await historyScale(args, scale, name);

@@ -1,6 +1,7 @@
 import type { ChatSearchFigures } from "./chat-search.js";
 import type { ColdProcessFigures } from "./cold-process.js";
 import type { LargeTranscriptFigures } from "./large-transcript.js";
+import type { DashboardFigures } from "./dashboard.js";
 import type { LiveSearchFigures } from "./live-search.js";
 import type { IndexSplit, TableSize } from "./index-split.js";
 import { FIRST_CALL_CLASSES, type McpFirstCallFigures } from "./mcp-first-call.js";
@@ -74,6 +75,7 @@ export interface HistoryScale {
   mcp?: McpRoundTripFigures;
   mcpFirstCall?: McpFirstCallFigures;
   live?: LiveSearchFigures;
+  dashboard?: DashboardFigures;
 }
 
 export interface ChatScale {
@@ -232,6 +234,14 @@ export function checkTargets(scales: readonly ScaleResult[], locomo: BenchResult
           name,
         );
       }
+      check(
+        "dashboard landing page p95 (recent conversations, projects, activity)",
+        "<= 200 ms",
+        h?.dashboard?.landing.p95,
+        "ms",
+        (v) => v <= 200,
+        name,
+      );
       check(
         "MCP round trip p95 (search_history via recall mcp, warm)",
         "<= 60 ms",
@@ -536,6 +546,12 @@ export function renderReport(result: BenchResult): string {
           ? `${fmt(cp.wall?.p50)} / ${fmt(cp.wall?.p95)}; ${fmt(cp.maxPeakRss)}`
           : (cp.note ?? "unavailable");
       });
+    if (hs.some((h) => h?.dashboard))
+      row("dashboard landing page (recent, projects, activity): p50 / p95 / p99; first load", (h) =>
+        h.dashboard
+          ? `${ms(h.dashboard.landing)}; ${fmt(h.dashboard.first)} (${fmt(h.dashboard.conversations)})`
+          : "–",
+      );
     if (hs.some((h) => h?.live))
       row(
         `search_history while the index grows (documents appended before each query): p50 / p95 / p99`,

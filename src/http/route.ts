@@ -11,7 +11,8 @@ export interface RouteRequest {
 }
 
 export type RouteAnswer =
-  { status?: number; json: unknown } | { status?: number; body: string | Buffer; type: string };
+  | { status?: number; json: unknown }
+  | { status?: number; body: string | Buffer; type: string; headers?: Record<string, string> };
 
 /**
  * One entry of the route table. Requests reach a route only after the host, origin and login

@@ -1,5 +1,5 @@
 /**
- * The loopback HTTP API and dashboard server. node:http rather than a framework: six GET routes,
+ * The loopback HTTP API and dashboard server. node:http rather than a framework: a dozen GET routes,
  * custom strict query validation and a guard that must run before any routing, which a
  * framework's middleware order and lenient query parsing would only obscure.
  */
@@ -111,7 +111,7 @@ async function handle(
     signal: gone.signal,
   });
   if ("json" in answer) sendJson(res, answer.status ?? 200, answer.json);
-  else send(res, answer.status ?? 200, answer.body, answer.type);
+  else send(res, answer.status ?? 200, answer.body, answer.type, answer.headers);
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {

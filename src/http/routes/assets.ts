@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentName, SOURCES } from "../../app/sources.js";
 import type { Route } from "../route.js";
@@ -20,6 +22,8 @@ const FILES = {
   "index.html": "text/html; charset=utf-8",
   "dashboard.css": "text/css; charset=utf-8",
   "dashboard.js": "text/javascript; charset=utf-8",
+  "render.js": "text/javascript; charset=utf-8",
+  "chart.js": "text/javascript; charset=utf-8",
 } as const;
 
 const escapeHtml = (s: string) =>
@@ -55,6 +59,34 @@ function asset(name: keyof typeof FILES): Buffer {
   return cache.get(name)!;
 }
 
+/**
+ * The two libraries the page renders history with, served from node_modules (their ES module
+ * browser builds; no CDN, works offline): markdown-it with raw HTML off, DOMPurify after it.
+ */
+const require = createRequire(import.meta.url);
+const VENDOR = {
+  "markdown-it.mjs": () =>
+    path.join(
+      path.dirname(require.resolve("markdown-it/package.json")),
+      "dist/browser/markdown-it.esm.min.mjs",
+    ),
+  "purify.mjs": () => path.join(path.dirname(require.resolve("dompurify")), "purify.es.mjs"),
+} as const;
+
+const vendorCache = new Map<string, Buffer>();
+
+function vendor(name: keyof typeof VENDOR): Buffer {
+  let body = vendorCache.get(name);
+  if (!body) vendorCache.set(name, (body = readFileSync(VENDOR[name]())));
+  return body;
+}
+
+const serveVendor = (name: keyof typeof VENDOR): Route => ({
+  method: "GET",
+  pattern: new RegExp(`^/assets/vendor/${name.replace(/[.-]/g, "\\$&")}$`),
+  handle: () => ({ body: vendor(name), type: "text/javascript; charset=utf-8" }),
+});
+
 const serve = (name: keyof typeof FILES, pattern: RegExp): Route => ({
   method: "GET",
   pattern,
@@ -66,6 +98,10 @@ export const assetRoutes: readonly Route[] = [
   serve("index.html", /^\/$/),
   serve("dashboard.css", /^\/assets\/dashboard\.css$/),
   serve("dashboard.js", /^\/assets\/dashboard\.js$/),
+  serve("render.js", /^\/assets\/render\.js$/),
+  serve("chart.js", /^\/assets\/chart\.js$/),
+  serveVendor("markdown-it.mjs"),
+  serveVendor("purify.mjs"),
   // Browsers ask for it on their own; an empty answer keeps the console clean.
   {
     method: "GET",

@@ -1,6 +1,8 @@
 import type { Route } from "../route.js";
 import { assetRoutes } from "./assets.js";
 import { decisionHistoryRoute, runLogRoute } from "./bridge.js";
+import { activityRoute, familyRoute, projectsRoute, recentRoute } from "./browse.js";
+import { exportRoute } from "./export.js";
 import { consultedRoute } from "./consulted.js";
 import { conversationsRoute } from "./conversations.js";
 import { historyRoute } from "./history.js";
@@ -20,5 +22,10 @@ export const ROUTES: readonly Route[] = [
   consultedRoute,
   runLogRoute,
   decisionHistoryRoute,
+  recentRoute,
+  projectsRoute,
+  activityRoute,
+  familyRoute,
+  exportRoute,
   ...assetRoutes,
 ];

@@ -9,6 +9,7 @@ import { historyV7 } from "./history-v7.js";
 import { historyV8 } from "./history-v8.js";
 import { historyV9 } from "./history-v9.js";
 import { historyV10 } from "./history-v10.js";
+import { historyV11 } from "./history-v11.js";
 
 export type { HistorySchemaContext };
 
@@ -24,4 +25,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV8,
   historyV9,
   historyV10,
+  historyV11,
 ];
