@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentName } from "../core/kinds.js";
+import { AgentName } from "../sources/registry.js";
 import { RecallError } from "../core/errors.js";
 import {
   conversationFamily,

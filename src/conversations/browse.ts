@@ -8,8 +8,8 @@ import { statement } from "../store/statements.js";
  * get_conversation returns, so nothing raw from a tool payload or thinking reaches a page.
  */
 
-/** The agent filter as search_history applies it: "other" is every agent but the three CLIs. */
-export type BrowseAgent = "claude" | "codex" | "opencode" | "other";
+/** An agent filter value as search_history applies it: "other" is every agent but the spec's three CLIs. */
+export type BrowseAgent = string;
 
 /** A first prompt is a label, not the record: cut here so a page never carries a 4 KB record per row. */
 export const FIRST_PROMPT_CHARS = 240;
