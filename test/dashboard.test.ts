@@ -159,6 +159,11 @@ describe.skipIf(!present && !required)("dashboard in Chromium", () => {
       "opencode",
       "Gemini CLI",
       "Qwen Code",
+      "GitHub Copilot CLI",
+      "pi",
+      "Cline",
+      "Kilo Code",
+      "Continue",
       "other",
     ]);
     await page.click('.tab[data-view="coverage"]');

@@ -135,7 +135,7 @@ describe("GET /api/recent", () => {
       ["limit=101", /^limit: /],
       ["limit=x", /^limit: /],
       ["offset=-1", /^offset: /],
-      ["agent=gemini", /^agent: /],
+      ["agent=nobody", /^agent: /],
       ["project=", /^project: /],
       ["q=x", /^q: unknown parameter$/],
       ["agent=claude&agent=codex", /^agent: must occur at most once$/],
