@@ -35,6 +35,7 @@ describe("recall index on two threads", () => {
         NO_COLOR: "1",
         NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
         RECALL_TEST_THREAD_MARKS: marks,
+        RECALL_INDEX_THREAD: "on",
       },
       timeout: 120_000,
     });

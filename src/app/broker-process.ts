@@ -11,6 +11,7 @@ import { recoverFirstLoad } from "../store/first-load.js";
 import { readyWriter, registerFunctions } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { createTermStatsJob } from "./term-stats-job.js";
+import { indexThread } from "./index-thread.js";
 
 /** How long one idle cycle may spend on term statistics (each term is one FTS5 pass). */
 const IDLE_SLICE_MS = 200;
@@ -68,7 +69,7 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
           rawMaxBytesPerSource: options.config.retention.rawMaxBytesPerSource,
           writer: "broker",
           log,
-          pipeline: { env: options.sourceEnv, config: options.config },
+          pipeline: indexThread(options.sourceEnv, options.config),
           // Idle: keep common terms' statistics for fresh processes, a bounded slice at a time.
           onIdle: () => {
             const until = performance.now() + IDLE_SLICE_MS;

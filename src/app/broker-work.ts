@@ -9,6 +9,7 @@ import { compileRedaction, PROJECTION_VERSION } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
 import { readyWriter } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
+import { indexThread } from "./index-thread.js";
 
 export type { BackfillResult } from "../indexer/backfill.js";
 export type { ReindexResult, WorkProgress } from "../indexer/worker.js";
@@ -91,6 +92,6 @@ export function foregroundWorker(db: Db, env: Env, config: Config): IndexWorker 
     rawMaxBytesPerSource: config.retention.rawMaxBytesPerSource,
     group: BACKFILL_GROUP,
     writer: "foreground",
-    pipeline: { env, config },
+    pipeline: indexThread(env, config),
   });
 }

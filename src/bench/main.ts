@@ -270,22 +270,15 @@ async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName)
       indexSplit: indexSplit(indexFile),
     };
     if (wants(args, "redaction")) {
-      // Off, then on again: each setting gets a run after another has warmed the page cache. In
-      // one thread, where redact() is timed (the section's own run prepares on the pipeline's).
+      // Off, then on again: each setting gets a run after another has warmed the page cache.
       step("indexing the same transcripts with redaction off, then on again");
       const off = runWorker([
         "history",
         corpus.home,
         path.join(scratch.dir, "recall-unredacted"),
         "no-redaction",
-        "in-thread",
       ]);
-      const again = runWorker([
-        "history",
-        corpus.home,
-        path.join(scratch.dir, "recall-redacted"),
-        "in-thread",
-      ]);
+      const again = runWorker(["history", corpus.home, path.join(scratch.dir, "recall-redacted")]);
       result.redaction = redactionFigures(corpus.messages, [again], off);
     }
     const store = await openHistoryStore({

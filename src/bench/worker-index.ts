@@ -1,6 +1,6 @@
 /**
  * Indexing, measured in a process of its own so its peak RSS is the indexer's alone:
- *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction] [in-thread]
+ *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction] [thread]
  *   node dist/bench/worker-index.js chats <dbFile> <backupDir>
  * Prints one JSON object (IndexRun) on stdout.
  */
@@ -65,8 +65,8 @@ function timedRedaction(): { redaction: Redaction; figures: { ms: number; texts:
 
 /**
  * `redact`: false indexes with redaction off (config.json redaction.enabled false), for its cost.
- * `threaded`: the sources read and their batches prepared on the pipeline's thread, as `recall
- * index` does (indexer/pipeline.ts); redact() then runs there, untimed.
+ * `threaded`: the sources read and their batches prepared on a second thread, as `recall index`
+ * does with RECALL_INDEX_THREAD=on (indexer/pipeline.ts); redact() then runs there, untimed.
  */
 async function history(
   home: string,
@@ -149,7 +149,7 @@ async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
 const [kind, a, b, ...flags] = process.argv.slice(2);
 const run =
   kind === "history"
-    ? history(a!, b!, !flags.includes("no-redaction"), !flags.includes("in-thread"))
+    ? history(a!, b!, !flags.includes("no-redaction"), flags.includes("thread"))
     : chats(a!, b!);
 run.then(
   (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
