@@ -250,7 +250,7 @@ describe.skipIf(!present && !required)("browsing the dashboard in Chromium", () 
     await page.waitForSelector("#export-md:not([hidden])");
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-md")]);
     expect(download.suggestedFilename()).toBe(`recall-claude-${MD_SESSION}.md`);
-    const text = readFileSync((await download.path()), "utf8");
+    const text = readFileSync(await download.path(), "utf8");
     expect(text.startsWith(`# render the ${MD_TOKEN} notes\n`)).toBe(true);
     expect(text).toContain(`- Conversation: \`${id}\``);
     expect(text).toContain("## User · 2026-03-01T10:00:00.000Z");
