@@ -105,6 +105,23 @@ describe("recall CLI shell", () => {
     t.cleanup();
   });
 
+  it("takes plain dates and ages for --since and --until, and names a time it cannot read", () => {
+    const t = tempDir();
+    // Past validation, a search with no index yet is NotFound (3); a flag's mistake is a usage error (2).
+    for (const args of [
+      ["--since", "2026-01-01"],
+      ["--since", "7d", "--until", "today"],
+      ["--until", "yesterday"],
+    ]) {
+      const r = runCli(["search", "x", ...args], { RECALL_HOME: t.dir });
+      expect(r.status, args.join(" ")).toBe(3);
+    }
+    const bad = runCli(["search", "x", "--since", "last tuesday"], { RECALL_HOME: t.dir });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^recall: --since: /);
+    t.cleanup();
+  });
+
   it("reports a search before any index exists as NotFound, never as an empty result", () => {
     const t = tempDir();
     const r = runCli(["search", "anything"], { RECALL_HOME: t.dir });

@@ -7,6 +7,7 @@ import { brokerOrLocal } from "../../app/broker-work.js";
 import { TimeBound } from "../../tools/search-history-input.js";
 import type { CommandModule } from "../program.js";
 import { printJson } from "../output.js";
+import { TIME_ARG_HELP, timeArg } from "../time-arg.js";
 
 interface ForgetFlags {
   session?: string;
@@ -40,8 +41,8 @@ export function forgetScope(flags: ForgetFlags): ForgetScope {
   if (flags.since === undefined || flags.until === undefined) {
     throw new RecallError("Usage", "a time range needs both --since and --until");
   }
-  const since = timeFlag("--since", flags.since);
-  const until = timeFlag("--until", flags.until);
+  const since = timeFlag("--since", timeArg(flags.since, "since"));
+  const until = timeFlag("--until", timeArg(flags.until, "until"));
   if (since > until) throw new RecallError("Usage", "--since must not be after --until");
   return { since, until };
 }
@@ -99,8 +100,8 @@ export const forgetCommand: CommandModule = {
       .description("delete history on purpose (by session, project or time range) and leave a tombstone")
       .option("--session <id>", "a session id or alias (its subagents go with it)")
       .option("--project <path>", "a canonical project path")
-      .option("--since <time>", "epoch ms or ISO 8601 with timezone (inclusive)")
-      .option("--until <time>", "epoch ms or ISO 8601 with timezone (inclusive)")
+      .option("--since <time>", `${TIME_ARG_HELP} (inclusive)`)
+      .option("--until <time>", `${TIME_ARG_HELP} (inclusive)`)
       .option("--yes", "do not ask for confirmation")
       .option("--json", "print what was deleted as JSON")
       .action(async (flags: ForgetFlags) => {

@@ -13,6 +13,7 @@ import { printJson } from "../output.js";
 import { highlight } from "../highlight.js";
 import { namingFlags } from "../flag-errors.js";
 import { isoInstant } from "../../core/instant.js";
+import { TIME_ARG_HELP, timeArg } from "../time-arg.js";
 
 interface SearchFlags {
   project?: string;
@@ -92,8 +93,8 @@ export const searchCommand: CommandModule = {
       .option("--job <name>", "only this job")
       .option("--agent <agent>", agentHelp(SOURCES))
       .option("--kind <kind>", "message | run | decision | transcript | approval | progress | report | chat")
-      .option("--since <time>", "epoch ms or ISO 8601 with timezone")
-      .option("--until <time>", "epoch ms or ISO 8601 with timezone")
+      .option("--since <time>", TIME_ARG_HELP)
+      .option("--until <time>", TIME_ARG_HELP)
       .option("--limit <n>", "1..50, default 10")
       .option(
         "--answer",
@@ -112,6 +113,9 @@ export const searchCommand: CommandModule = {
               .filter((k) => flags[k] !== undefined)
               .map((k) => [k, flags[k]]),
           );
+          // Plain dates and ages become the contract's instants (time-arg.ts).
+          for (const k of ["since", "until"] as const)
+            if (flags[k] !== undefined) filters[k] = timeArg(flags[k], k);
           // A folder on the command line means what it means in the shell: relative to here.
           if (flags.project?.trim()) filters["project"] = canonicalProjectArg(flags.project.trim());
           const input = parseInput(SearchHistoryInput, {
