@@ -585,7 +585,15 @@ describe("recall search (CLI) over the same index", () => {
     const human = runCli(["search", "flamingo", "plan", "--project", "/p/alpha"], env);
     expect(human.stdout).toContain(`transcript:claude:${S1}:a1`);
     expect(human.stdout).toContain("«flamingo»");
-    const bad = runCli(["search", "flamingo", "--since", "2026-01-01"], env);
+    // A bare name is the end of an indexed project's path; none is a usage error, not an empty search.
+    const named = runCli(["search", "flamingo", "plan", "--project", "alpha"], env);
+    expect(named.stdout).toContain(`transcript:claude:${S1}:a1`);
+    const unknown = runCli(["search", "flamingo", "--project", "gamma-nowhere"], env);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /^recall: --project: no folder .* and no indexed project ends with gamma-nowhere\n$/,
+    );
+    const bad = runCli(["search", "flamingo", "--since", "last tuesday"], env);
     // A flag's mistake is a usage error naming the flag, not the tool's field.
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe("recall: --since: must be epoch milliseconds or ISO 8601 with a timezone\n");

@@ -99,7 +99,7 @@ describe("recall index / forget / export", () => {
 
     expect(run("forget").status).toBe(2);
     expect(run("forget", "--session", SESSION, "--project", "/x").status).toBe(2);
-    const badTime = run("forget", "--since", "yesterday", "--until", "2026-01-01T00:00:00Z");
+    const badTime = run("forget", "--since", "last tuesday", "--until", "2026-01-01T00:00:00Z");
     expect(badTime.status).toBe(2);
     expect(badTime.stderr).toMatch(/^recall: --since: must be epoch milliseconds/);
     // Without a terminal to confirm on, --yes is required.

@@ -14,6 +14,7 @@ import { highlight } from "../highlight.js";
 import { namingFlags } from "../flag-errors.js";
 import { isoInstant } from "../../core/instant.js";
 import { TIME_ARG_HELP, timeArg } from "../time-arg.js";
+import { resolveProjectArg } from "../../app/project-arg.js";
 
 interface SearchFlags {
   project?: string;
@@ -126,6 +127,8 @@ export const searchCommand: CommandModule = {
           });
           const store = await openIndexToRead(ctx().home);
           try {
+            if (input.filters?.project !== undefined && flags.project)
+              input.filters.project = resolveProjectArg(store.db, flags.project.trim());
             const started = performance.now();
             const result = await runSearchHistoryAnswered(
               store.db,
