@@ -130,7 +130,7 @@ describe("recall index / forget / export", () => {
       "--yes",
     );
     expect(range.status).toBe(0);
-    expect(range.stdout).toMatch(/Forgot 1 documents/);
+    expect(range.stdout).toMatch(/Forgot 1 document, 1 retained record and 1 raw chunk/);
     const left = JSON.parse(run("search", "flamingo", "--json").stdout) as { hits: { id: string }[] };
     expect(left.hits).toHaveLength(1);
     // The raw chunk holding the forgotten record is gone with it (here: the whole small rollout).

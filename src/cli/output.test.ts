@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes } from "./output.js";
+import { formatBytes, counted } from "./output.js";
 
 describe("formatBytes", () => {
   it("keeps small sizes readable instead of rounding them to 0.0 MB", () => {
@@ -8,5 +8,14 @@ describe("formatBytes", () => {
     expect(formatBytes(4400)).toBe("4.3 KB");
     expect(formatBytes(12 * 1024 ** 2)).toBe("12.0 MB");
     expect(formatBytes(2.41 * 1024 ** 3)).toBe("2.41 GB");
+  });
+});
+
+describe("counted", () => {
+  it("names one thing in the singular and any other count in the plural", () => {
+    expect(counted(1, "file")).toBe("1 file");
+    expect(counted(0, "file")).toBe("0 files");
+    expect(counted(2, "batch", "batches")).toBe("2 batches");
+    expect(counted(12_345, "record")).toBe("12,345 records");
   });
 });

@@ -61,7 +61,10 @@ export const conversationCommand: CommandModule = {
       .action(
         namingFlags(CONVERSATION_FLAG_NAMES, async (id: string, flags: ConversationFlags) => {
           if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) {
-            throw new RecallError("Usage", `--limit must be a whole number, not "${flags.limit}"`);
+            throw new RecallError(
+              "Usage",
+              `--limit must be a whole number from 1 to 100, not "${flags.limit}"`,
+            );
           }
           const given = (["after", "before", "around"] as const).filter((k) => flags[k] !== undefined);
           if (given.length > 1) {

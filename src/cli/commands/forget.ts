@@ -6,7 +6,7 @@ import { openIndexToRead, type Db, openIndexToWrite } from "../../app/open-index
 import { brokerOrLocal } from "../../app/broker-work.js";
 import { TimeBound } from "../../tools/search-history-input.js";
 import type { CommandModule } from "../program.js";
-import { printJson } from "../output.js";
+import { printJson, counted } from "../output.js";
 import { TIME_ARG_HELP, timeArg } from "../time-arg.js";
 
 interface ForgetFlags {
@@ -74,7 +74,7 @@ export function previewForget(db: Db, scope: ForgetScope, now: number): ForgetRe
 }
 
 function describe(result: ForgetResult): string {
-  return `${result.documents} documents, ${result.records} retained records and ${result.rawChunks} raw chunks (${result.rawBytes} bytes) in ${result.conversations} conversations`;
+  return `${counted(result.documents, "document")}, ${counted(result.records, "retained record")} and ${counted(result.rawChunks, "raw chunk")} (${counted(result.rawBytes, "byte")}) in ${counted(result.conversations, "conversation")}`;
 }
 
 /** What happened to the forgotten bytes in recall's files (store/erase.ts). */

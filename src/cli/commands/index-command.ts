@@ -6,7 +6,7 @@ import { openIndexToWrite, type Db } from "../../app/open-index.js";
 import { brokerOrLocal, foregroundWorker } from "../../app/broker-work.js";
 import { lookedIn, SOURCES } from "../../app/sources.js";
 import type { CommandModule } from "../program.js";
-import { formatBytes, printJson } from "../output.js";
+import { formatBytes, printJson, counted } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
 import { createTermStatsJob } from "../../app/term-stats-job.js";
 import { isoInstant } from "../../core/instant.js";
@@ -73,13 +73,13 @@ export function summarize(
 
 function formatSummary(summary: IndexSummary): string {
   const lines = [
-    `${summary.by === "broker" ? "The running broker indexed" : "Indexed"} ${summary.records} records in ${summary.batches} batches (${summary.seconds.toFixed(1)} s, engine ${summary.engine}) into ${summary.file}`,
+    `${summary.by === "broker" ? "The running broker indexed" : "Indexed"} ${counted(summary.records, "record")} in ${counted(summary.batches, "batch", "batches")} (${summary.seconds.toFixed(1)} s, engine ${summary.engine}) into ${summary.file}`,
   ];
   for (const s of summary.sources) {
     const through = isoInstant(s.indexedThrough)?.slice(0, 16).replace("T", " ") ?? "-";
     lines.push(
-      `  ${s.source.padEnd(12)} ${s.records} records read, ${s.documents} documents in ${s.conversations} conversations, ` +
-        `${s.files} files; skipped ${s.skipped}, oversized ${s.oversized}, malformed ${s.malformed}; ` +
+      `  ${s.source.padEnd(12)} ${counted(s.records, "record")} read, ${counted(s.documents, "document")} in ${counted(s.conversations, "conversation")}, ` +
+        `${counted(s.files, "file")}; not messages ${s.skipped} (metadata, duplicates), oversized ${s.oversized}, malformed ${s.malformed}; ` +
         `raw ${formatBytes(s.raw.bytes)} retained (${formatBytes(s.raw.stored)} on disk` +
         `${s.raw.prunedChunks > 0 ? `, ${formatBytes(s.raw.prunedBytes)} pruned` : ""}); through ${through}`,
     );

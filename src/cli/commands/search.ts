@@ -31,7 +31,8 @@ interface SearchFlags {
 
 function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new RecallError("Usage", `--limit must be a whole number, not "${value}"`);
+  if (!/^\d+$/.test(value))
+    throw new RecallError("Usage", `--limit must be a whole number from 1 to 50, not "${value}"`);
   return Number(value);
 }
 
