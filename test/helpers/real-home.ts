@@ -4,12 +4,14 @@
  * search_history tool. Nothing from ../shared is ever copied into the repository.
  */
 import { chmodSync, cpSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { createHash } from "node:crypto";
 import path from "node:path";
 import { expect } from "vitest";
 import { runTool } from "../../src/tools/run.js";
 import { createSearchHistoryTool, type SearchHistoryOutput } from "../../src/tools/search-history.js";
 import { createHarness, type Harness } from "../sources-harness.js";
+import { filesUnder, sha } from "./real-more.js";
+
+export { filesUnder };
 import { SHARED_DIR } from "./shared.js";
 
 export const REAL_MORE = path.join(SHARED_DIR, "fixtures", "real-more");
@@ -45,18 +47,6 @@ export function copyRealHome(cli: string, to: string): void {
   };
   writable(to);
 }
-
-export function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...filesUnder(full));
-    else out.push(full);
-  }
-  return out.sort();
-}
-
-const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
 /** A harness over one CLI's real HOME, indexed; the CLI's files checked unchanged after. */
 export async function indexRealHome(cli: string): Promise<Harness> {

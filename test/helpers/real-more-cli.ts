@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { copyRealHome } from "./real-home.js";
 import { SHARED_DIR } from "./shared.js";
 import { createTranscriptHome, type TranscriptHome } from "./transcript-home.js";
 
@@ -26,21 +27,10 @@ export interface RealMoreManifest {
   }[];
 }
 
-/** The fixture files are read-only; their copies must be writable so the temporary HOME can be removed. */
-function makeWritable(dir: string): void {
-  chmodSync(dir, 0o755);
-  for (const entry of readdirSync(dir)) {
-    const file = path.join(dir, entry);
-    if (statSync(file).isDirectory()) makeWritable(file);
-    else chmodSync(file, 0o644);
-  }
-}
-
 /** A temporary HOME holding one CLI's recorded home (`<cli>/home` in real-more). */
 export function realMoreHome(cli: string): TranscriptHome {
   const home = createTranscriptHome();
-  cpSync(path.join(REAL_MORE, cli, "home"), home.home, { recursive: true });
-  makeWritable(home.home);
+  copyRealHome(cli, home.home);
   return home;
 }
 

@@ -43,7 +43,8 @@ export function filesUnder(dir: string): string[] {
   return out.sort();
 }
 
-const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+/** A file's SHA-256: the CLI's files are checked byte-identical after indexing. */
+export const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
 /** A harness whose HOME holds a copy of one CLI's fixture home, indexed once; its files are checked unchanged. */
 export async function indexRealMore(cli: string): Promise<Harness> {

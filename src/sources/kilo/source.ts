@@ -14,8 +14,9 @@ import path from "node:path";
 import type { Env } from "../../platform/paths.js";
 import { ProjectResolver } from "../../platform/project.js";
 import { SessionDatabaseSource, type RowCursor } from "../databases/session-database-source.js";
-import { conversationId, transcriptHitId } from "../ids.js";
+import { conversationId } from "../ids.js";
 import { mapOpencodeV1Message } from "../opencode/record.js";
+import { opencodeSourceRecord } from "../opencode/turn-record.js";
 import type { Db } from "../../store/open.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
 import { mapKiloSession, type KiloMessageRow, type KiloSessionRow } from "./record.js";
@@ -71,23 +72,7 @@ export function createKiloSource(env: Env, maxLineBytes?: number) {
   const records = (row: KiloMessageRow, ref: ConversationRef): SourceRecord[] => {
     const record = mapOpencodeV1Message(row, row.parts);
     if (record.type === "skip") return [];
-    return [
-      {
-        sourceKey: record.id,
-        hitId: transcriptHitId(KILO_AGENT, record.sessionId, record.id),
-        conversation: ref,
-        at: record.at ?? record.updatedAt ?? 0,
-        role: record.turn.role,
-        kind: "transcript",
-        content: { type: "turn", turn: record.turn },
-        cursor: record.id,
-        message: null,
-        job: null,
-        run: null,
-        model: record.model?.modelID ?? ref.model ?? null,
-        branch: null,
-      },
-    ];
+    return [opencodeSourceRecord(KILO_AGENT, record, ref, record.model?.modelID ?? ref.model ?? null)];
   };
   return new SessionDatabaseSource<KiloSessionRow, KiloMessageRow>({
     name: KILO_SOURCE,

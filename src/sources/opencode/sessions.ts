@@ -3,10 +3,10 @@
  * conversations learned so far, and one way to turn a mapped message into a record, retain its
  * bytes and checkpoint a row cursor, so a message reads alike from any of them.
  */
-import type { ConversationRef, RawChunk, SourceBatch, SourceCheckpoint, SourceRecord } from "../types.js";
+import type { ConversationRef, RawChunk, SourceBatch, SourceCheckpoint } from "../types.js";
 import { ProjectResolver } from "../../platform/project.js";
 import { parseJson } from "../shared/json.js";
-import { conversationId, transcriptHitId } from "../ids.js";
+import { conversationId } from "../ids.js";
 import {
   mapOpencodeSessionRow,
   type OpencodeRecord,
@@ -14,6 +14,7 @@ import {
   type OpencodeSessionMeta,
 } from "./record.js";
 import type { SessionRow } from "./db.js";
+import { opencodeSourceRecord } from "./turn-record.js";
 
 export const OPENCODE_SOURCE = "opencode";
 export const OPENCODE_AGENT = "opencode";
@@ -113,21 +114,7 @@ export class OpencodeSessions {
         batch.conversations.push(ref);
       } else ref = known;
     }
-    const out: SourceRecord = {
-      sourceKey: record.id,
-      hitId: transcriptHitId(OPENCODE_AGENT, record.sessionId, record.id),
-      conversation: ref,
-      at: record.at ?? record.updatedAt ?? 0,
-      role: record.turn.role,
-      kind: "transcript",
-      content: { type: "turn", turn: record.turn },
-      cursor: record.id,
-      message: null,
-      job: null,
-      run: null,
-      model: record.model?.modelID ?? null,
-      branch: null,
-    };
+    const out = opencodeSourceRecord(OPENCODE_AGENT, record, ref, record.model?.modelID ?? null);
     batch.records.push(out);
   }
 
