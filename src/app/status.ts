@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.js";
 import { askBroker } from "../indexer/broker.js";
 import { storedRedactionFingerprint, writtenByNewer } from "../indexer/derived-versions.js";
 import { compileRedaction, PROJECTION_VERSION } from "../projection/index.js";
-import { agentChoices, sourceDisplayNames } from "../sources/derive.js";
+import { agentChoices } from "../sources/derive.js";
 import { SOURCES } from "../sources/registry.js";
 import type { Db } from "../store/open.js";
 
@@ -14,8 +14,7 @@ import type { Db } from "../store/open.js";
 export { sourceCoverage, type SourceCoverage } from "../indexer/coverage.js";
 export { readCoverage, readPublishedCoverage, rebuildingNow } from "../store/coverage-row.js";
 
-/** Display names of the registered sources, and the agent filter's choices: status, coverage and the dashboard show these. */
-export const SOURCE_NAMES: Record<string, string> = sourceDisplayNames(SOURCES);
+/** The agent filter's choices by display name, for the dashboard's picker. */
 export const AGENT_CHOICES = agentChoices(SOURCES);
 
 /** Why this build must not touch the index (a newer recall wrote it), or null. */

@@ -1,11 +1,4 @@
-import { sourceLabel, SOURCES } from "../../app/sources.js";
-import {
-  AGENT_CHOICES,
-  readCoverage,
-  readPublishedCoverage,
-  rebuildingNow,
-  SOURCE_NAMES,
-} from "../../app/status.js";
+import { AGENT_CHOICES, readCoverage, readPublishedCoverage, rebuildingNow } from "../../app/status.js";
 import { singleParams } from "../params.js";
 import type { Route } from "../route.js";
 
@@ -32,11 +25,8 @@ export const statusRoute: Route = {
         publishedAt: published?.publishedAt ?? null,
         lastRun: published?.lastRun ?? null,
         coverage,
-        /** Display names by source name, and the agent filter's choices (registry-derived). */
-        sourceNames: SOURCE_NAMES,
+        /** The agent filter's choices with their display names (registry-derived). */
         agents: AGENT_CHOICES,
-        // How the dashboard names each source: its stable name and its display name.
-        labels: Object.fromEntries(coverage.map((c) => [c.source, sourceLabel(c.source, SOURCES)])),
       },
     };
   },
