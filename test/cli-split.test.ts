@@ -23,6 +23,7 @@ beforeAll(async () => {
   const built = runCli([
     "tool",
     "search_chats",
+    "--attach",
     "--db",
     manifest.paths.dyadDb,
     "--app",
@@ -47,7 +48,7 @@ describe("recall split", () => {
     const file = host("plain");
     const needle = manifest.needles.find((n) => n.source === "dyad")!;
     const args = ["--app", String(needle.ref.appId), "--args", JSON.stringify({ query: needle.query })];
-    const before = runCli(["tool", "search_chats", "--db", file, ...args]);
+    const before = runCli(["tool", "search_chats", "--attach", "--db", file, ...args]);
     expect(before.status, before.stderr).toBe(0);
     const r = split(file);
     expect(r.status, r.stderr).toBe(0);
@@ -56,7 +57,7 @@ describe("recall split", () => {
     expect(report.history).toBe(path.join(dir, "plain.history.db"));
     expect(report.counts.recall_documents).toBeGreaterThan(1000);
     expect(existsSync(report.backup)).toBe(true);
-    const after = runCli(["tool", "search_chats", "--db", file, ...args]);
+    const after = runCli(["tool", "search_chats", "--attach", "--db", file, ...args]);
     expect(after.stdout).toBe(before.stdout);
     // Again: already switched, the same verified figures.
     const again = JSON.parse(split(file).stdout);

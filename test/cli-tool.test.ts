@@ -78,7 +78,7 @@ describe("recall tool (acting as the host)", () => {
   it("touches no database it refuses: an unknown tool or app, or one that is not Dyad-shaped", async () => {
     const t = tempDir();
     try {
-      // A host database recall has never attached to (the shared one is attached by now).
+      // A host database recall has never attached to.
       const fresh = await generateDemoCorpus({
         root: path.join(t.dir, "fresh"),
         seed: 2,
@@ -115,11 +115,55 @@ describe("recall tool (acting as the host)", () => {
       const host = new Database(copy);
       host.pragma("journal_mode = DELETE");
       host.close();
-      const run = runCli(["tool", "search_chats", "--db", copy, "--app", "1", "--args", '{"query":"plan"}']);
+      const args = ["--db", copy, "--app", "1", "--args", '{"query":"plan"}'];
+      const run = runCli(["tool", "search_chats", "--attach", ...args]);
       expect(run.status, run.stderr).toBe(0);
       const after = new Database(copy, { readonly: true });
       expect(after.pragma("journal_mode", { simple: true })).toBe("delete");
       after.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("without --attach answers from a private copy and leaves the host's database as it was", async () => {
+    const t = tempDir();
+    try {
+      // A host database recall has never attached to.
+      const fresh = await generateDemoCorpus({
+        root: path.join(t.dir, "fresh"),
+        seed: 4,
+        sources: { claude: false, codex: false, opencode: false, dyad: { messages: 200 } },
+      });
+      const copy = path.join(t.dir, "host.db");
+      copyFileSync(fresh.paths.dyadDb, copy);
+      const objects = () => {
+        const db = new Database(copy, { readonly: true });
+        const names = db.prepare("SELECT name FROM sqlite_master ORDER BY name").pluck().all();
+        db.close();
+        return names as string[];
+      };
+      const hostOnly = objects();
+      const before = readFileSync(copy);
+      const needle = fresh.needles.find((n) => n.source === "dyad")!;
+      const args = ["--app", String(needle.ref.appId), "--args", JSON.stringify({ query: needle.query })];
+      const readOnly = runCli(["tool", "search_chats", "--db", copy, ...args]);
+      expect(readOnly.status, readOnly.stderr).toBe(0);
+      expect(readOnly.stderr.trim()).toBe(
+        `recall: read-only: answered from a private copy of ${copy}; --attach installs recall's index in it`,
+      );
+      expect(JSON.parse(readOnly.stdout).results.map((r: { chat_id: number }) => r.chat_id)).toContain(
+        needle.ref.chatId,
+      );
+      expect(readFileSync(copy).equals(before)).toBe(true);
+      expect(objects()).toEqual(hostOnly);
+      expect(existsSync(`${copy}.recall-backups`)).toBe(false);
+      // --attach is the explicit choice to act as an embedding host: the same answer, from tables
+      // recall installs in the host's database.
+      const attached = runCli(["tool", "search_chats", "--attach", "--db", copy, ...args]);
+      expect([attached.status, attached.stderr]).toEqual([0, ""]);
+      expect(attached.stdout).toBe(readOnly.stdout);
+      expect(objects().length).toBeGreaterThan(hostOnly.length);
     } finally {
       t.cleanup();
     }
