@@ -146,10 +146,19 @@ describe("recall CLI shell", () => {
     // … and on an existing one.
     writeFileSync(`${t.dir}/config.json`, "{}");
     expect(runCli(["index"], { RECALL_HOME: t.dir, HOME: t.dir }).status).toBe(0);
+    // Off a terminal (a script, a pipe), reindex prints its summary and nothing on stderr.
+    const reindex = runCli(["reindex"], { RECALL_HOME: t.dir, HOME: t.dir });
+    expect([reindex.status, reindex.stderr]).toEqual([0, ""]);
+    expect(reindex.stdout).toMatch(/^Reindexed in this process: /);
     writeFileSync(`${t.dir}/config.json`, JSON.stringify({ sources: { claude: "yes" } }));
     const status = runCli(["status"], { RECALL_HOME: t.dir, HOME: t.dir });
     expect(status.status).toBe(0);
     expect(status.stdout).toMatch(/none can start until the config is fixed: .*sources\.claude: /);
+    // A search names it too, rather than answering as if the config were in effect.
+    const search = runCli(["search", "anything"], { RECALL_HOME: t.dir, HOME: t.dir });
+    expect([search.status, search.stdout]).toEqual([1, ""]);
+    expect(search.stderr.trim().split("\n")).toHaveLength(1);
+    expect(search.stderr).toMatch(/config\.json: sources\.claude: /);
     t.cleanup();
   });
 });

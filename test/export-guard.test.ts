@@ -58,8 +58,22 @@ describe("recall export --out", () => {
     expect(refused.status).toBe(2);
     expect(refused.stderr).toBe(`recall: --out: ${out} already exists; pass --force to overwrite it\n`);
     expect(readFileSync(out, "utf8")).toBe("keep me");
-    expect(h.run("export", `claude:${SESSION}`, "--out", out, "--force").status).toBe(0);
+    const forced = h.run("export", `claude:${SESSION}`, "--out", out, "--force");
+    expect(forced.status).toBe(0);
     expect(readFileSync(out, "utf8")).toBe(line);
+    // Never a silent success: what was written, and where.
+    const bytes = Buffer.byteLength(line);
+    expect(forced.stdout).toBe(`wrote ${bytes.toLocaleString("en-US")} bytes of claude:${SESSION} (1 file) to ${out}\n`);
+    const json = h.run("export", `claude:${SESSION}`, "--out", out, "--force", "--json");
+    expect(JSON.parse(json.stdout)).toEqual({
+      conversation: `claude:${SESSION}`,
+      out,
+      bytes,
+      files: [{ file: path.join(h.claudeDir, `${SESSION}.jsonl`), bytes }],
+    });
+    const noTarget = h.run("export", `claude:${SESSION}`, "--json");
+    expect([noTarget.status, noTarget.stdout]).toEqual([2, ""]);
+    expect(noTarget.stderr).toBe("recall: --json needs --list or --out (to stdout the export is the raw bytes)\n");
 
     const alias = path.join(h.root, "index-alias.db");
     linkSync(path.join(h.recallHome, "history.db"), alias);
@@ -84,6 +98,7 @@ describe("recall export --out", () => {
     );
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^wrote .* bytes of claude:.* \(1 file\) to /);
     expect(readFileSync(out, "utf8")).toBe(line);
     expect(statSync(out).mode & 0o777).toBe(0o600);
   });

@@ -160,6 +160,13 @@ describe("recall index / forget / export", () => {
       .map((l) => l.split("\t"));
     expect(files.map((f) => f[0]).sort()).toEqual([first, second].sort());
     expect(files.find((f) => f[0] === second)![1]).toBe(String(Buffer.byteLength(secondBytes)));
+    const listedJson = run("export", `claude:${SESSION}`, "--list", "--json");
+    expect(listedJson.status).toBe(0);
+    expect(JSON.parse(listedJson.stdout)).toEqual({
+      conversation: `claude:${SESSION}`,
+      files: files.map(([file, bytes]) => ({ file, bytes: Number(bytes) })),
+      earlier: [],
+    });
 
     const one = run("export", `claude:${SESSION}`, "--file", second);
     expect(one.status).toBe(0);

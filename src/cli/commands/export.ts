@@ -15,6 +15,7 @@ import type { CliContext } from "../context.js";
 import type { CommandModule } from "../program.js";
 import { openExportTarget } from "../export-target.js";
 import { redactingWriter } from "../redacting-writer.js";
+import { counted, printJson } from "../output.js";
 
 interface ExportFlags {
   out?: string;
@@ -23,6 +24,7 @@ interface ExportFlags {
   epoch?: string;
   force?: boolean;
   redact?: boolean;
+  json?: boolean;
 }
 
 /** A conversation id as given, or the main conversation of a session id (`claude:<id>`, `codex:<id>`...). */
@@ -64,6 +66,16 @@ function openOut(file: string, force: boolean, ctx: () => CliContext): number {
   return openExportTarget(file, { env, home, force, ...(bridgeDir ? { bridgeDir } : {}) });
 }
 
+/** With --out stdout is free: say what was written where (the bytes as read from the index). */
+function reportWritten(out: string, conversation: string, files: ExportedFile[], json: boolean): void {
+  const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
+  if (json)
+    return printJson({ conversation, out, bytes, files: files.map((f) => ({ file: f.file, bytes: f.bytes })) });
+  process.stdout.write(
+    `wrote ${counted(bytes, "byte")} of ${conversation} (${counted(files.length, "file")}) to ${out}\n`,
+  );
+}
+
 /**
  * `recall export <conversation>`: the retained raw bytes of a conversation, verbatim, in
  * file and offset order, to stdout or --out. A transcript the CLI has since deleted comes
@@ -86,6 +98,7 @@ export const exportCommand: CommandModule = {
         "write a copy with secrets replaced by [redacted:<detector>] (README: Secrets); without it the bytes are exact",
       )
       .option("--list", "list the files retained for the conversation (path and bytes), one per line")
+      .option("--json", "with --list or --out: print what was listed or written as JSON")
       .option(
         "--epoch <n>",
         "with --file: an earlier version of a file that was truncated or rewritten (see --list)",
@@ -95,6 +108,9 @@ export const exportCommand: CommandModule = {
           throw new RecallError("Usage", "--out must not be empty");
         if (flags.list && (flags.out !== undefined || flags.file !== undefined))
           throw new RecallError("Usage", "--list takes neither --out nor --file");
+        // To stdout the export is the raw bytes themselves: there is nothing to say as JSON.
+        if (flags.json && !flags.list && flags.out === undefined)
+          throw new RecallError("Usage", "--json needs --list or --out (to stdout the export is the raw bytes)");
         const store = await openIndexToRead(ctx().home);
         try {
           const conversation = resolveConversation(store.db, given);
@@ -104,6 +120,12 @@ export const exportCommand: CommandModule = {
           // A file the CLI truncated or rewrote keeps its earlier versions: listed with their epoch.
           const earlier = earlierVersions(store.db, conversation);
           if (flags.list) {
+            if (flags.json)
+              return printJson({
+                conversation,
+                files: files.map((f) => ({ file: f.file, bytes: f.bytes })),
+                earlier: earlier.map((v) => ({ file: v.file, bytes: v.bytes, epoch: v.epoch })),
+              });
             process.stdout.write(files.map((f) => `${f.file}\t${f.bytes}\n`).join(""));
             process.stdout.write(earlier.map((v) => `${v.file}\t${v.bytes}\tepoch ${v.epoch}\n`).join(""));
             return;
@@ -148,6 +170,7 @@ export const exportCommand: CommandModule = {
               `incomplete export: raw bytes of ${partial.map((f) => f.file).join(", ")} were pruned by retention.rawMaxBytesPerSource`,
             );
           }
+          if (flags.out) reportWritten(flags.out, conversation, exported, flags.json === true);
         } finally {
           store.close();
         }

@@ -38,17 +38,9 @@ export const reindexCommand: CommandModule = {
           engine: ctx().forcedEngine,
         });
         const bar = flags.json ? null : progressBar("reindexing", 1);
-        let lastPhase: WorkProgress["phase"] | null = null;
-        // Without a terminal the bar is silent: name each phase on stderr instead.
+        // Without a terminal the bar is silent, and so is stderr: a script reads the summary.
         const report = (progress: WorkProgress) => {
-          if (!progress) return;
-          if (!flags.json && !process.stderr.isTTY && progress.phase !== lastPhase) {
-            process.stderr.write(
-              progress.phase === "reset" ? "resetting derived documents…\n" : "indexing…\n",
-            );
-          }
-          lastPhase = progress.phase;
-          showProgress(bar, progress);
+          if (progress) showProgress(bar, progress);
         };
         const started = Date.now();
         try {

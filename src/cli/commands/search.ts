@@ -53,23 +53,29 @@ export function formatAnswer(answer: NonNullable<SearchHistoryOutput["answer"]>)
   return `${[head, ...(sources.length ? ["sources:", ...sources] : [])].join("\n")}\n\n`;
 }
 
-/** One line when any source is not caught up, so a thin result never hides an unfinished index. */
+/**
+ * One line when any source is not caught up, so a thin result never hides an unfinished index.
+ * A stale source that holds nothing (an agent this machine does not use) is left out: it has
+ * nothing to be behind on, and naming it in every search is noise.
+ */
 export function coverageNote(coverage: SearchCoverage): string | null {
   if (!Array.isArray(coverage)) return null; // every source ready
-  const behind = coverage.filter((c) => c.state !== "ready");
-  if (behind.length === 0)
-    return coverage.length === 0 ? "note: nothing indexed yet; run `recall index`" : null;
-  const parts = behind.map((c) =>
-    c.state === "indexing"
-      ? `${c.source} still indexing (${c.backlog} waiting)`
-      : c.state === "incomplete"
-        ? `${c.source} cannot read ${c.unreadable ?? 0} files or folders (see \`recall status\`)`
-        : `${c.source} not updated lately`,
+  const behind = coverage.filter(
+    (c) => c.state !== "ready" && !(c.state === "stale" && c.indexedThrough === null && c.backlog === 0),
   );
-  const hint = behind.some((c) => c.state === "stale")
-    ? "; run `recall index` or keep `recall mcp` running"
-    : "";
-  return `note: ${parts.join(", ")}${hint}`;
+  if (coverage.length === 0) return "note: nothing indexed yet; run `recall index`";
+  if (behind.length === 0) return null;
+  const stale = behind.filter((c) => c.state === "stale").map((c) => c.source);
+  const parts = behind.flatMap((c) =>
+    c.state === "indexing"
+      ? [`${c.source} still indexing (${c.backlog} waiting)`]
+      : c.state === "incomplete"
+        ? [`${c.source} cannot read ${c.unreadable ?? 0} files or folders (see \`recall status\`)`]
+        : [],
+  );
+  if (stale.length)
+    parts.push(`${stale.join(", ")} not updated lately; run \`recall index\` or keep \`recall mcp\` running`);
+  return `note: ${parts.join("; ")}`;
 }
 
 /** search_history's input fields as this command's flags name them. */
@@ -126,6 +132,8 @@ export const searchCommand: CommandModule = {
             limit: parseLimit(flags.limit),
             answer: flags.answer === true,
           });
+          // An invalid config.json is named, not ignored: the user expects it to be in effect.
+          const config = ctx().config();
           const store = await openIndexToRead(ctx().home);
           try {
             if (input.filters?.project !== undefined && flags.project)
@@ -136,7 +144,7 @@ export const searchCommand: CommandModule = {
               store.engine,
               input,
               ctx().env.RECALL_SESSION_ID || undefined,
-              createAnswerer({ env: ctx().env, config: () => ctx().config().historyAnswer }),
+              createAnswerer({ env: ctx().env, config: () => config.historyAnswer }),
             );
             auditCall(
               ctx().home,
