@@ -394,6 +394,9 @@ describe("recall index / forget / export", () => {
     for (let i = 0; i < 30; i++) {
       const words = i === 24 ? "the pelican rollback decision" : `routine turn number ${i}`;
       text += claudeLine({ uuid: `p${i}`, session, text: words, at: BASE_TIME + i * 1000 });
+      // A turn that holds only reasoning (Claude Code writes each block as its own line): never
+      // shown, so never a blank record in a page either.
+      if (i === 22) text += thinkingOnlyLine(session, `t${i}`, BASE_TIME + i * 1000 + 500);
     }
     writeFileSync(path.join(home, ".claude", "projects", "-p", `${session}.jsonl`), text);
     expect(run("index").status).toBe(0);
@@ -504,3 +507,12 @@ describe("recall index / forget / export", () => {
     expect(run("search", "flamingo").stdout).toContain("? ");
   });
 });
+
+/** A Claude Code assistant line whose one block is thinking. */
+function thinkingOnlyLine(session: string, uuid: string, at: number): string {
+  const line = JSON.parse(claudeLine({ uuid, session, role: "assistant", text: "x", at })) as {
+    message: { content: unknown[] };
+  };
+  line.message.content = [{ type: "thinking", thinking: "private reasoning", signature: "sig" }];
+  return `${JSON.stringify(line)}\n`;
+}

@@ -30,12 +30,27 @@ describe("npm start on a machine without agent history", () => {
     const hits = r.stdout.match(/^\s+transcript:/gm) ?? [];
     expect(hits.length).toBeGreaterThan(0);
     expect(r.stdout).not.toMatch(/Dashboard:/);
+    // No `recall` on this PATH: every command it suggests runs from here as printed.
+    const sampleLine = r.stdout.match(/^Sample search: (node \S+main\.js) search "(.+)"$/m);
+    expect(sampleLine, r.stdout).not.toBeNull();
+    expect(r.stdout).toContain(`Try: ${sampleLine![1]} search "<words>" --json (\`npm link\``);
+    const sampled = runCli(["search", sampleLine![2]!, "--json"], { ...env, RECALL_HOME: "" });
+    expect(JSON.parse(sampled.stdout).hits.length).toBeGreaterThan(0);
     expect(existsSync(path.join(t.dir, ".local", "share", "recall", "history.db"))).toBe(true);
     // A second start reuses the demo corpus and the index: nothing is duplicated.
     const again = runCli(["start", "--no-serve"], env);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/using the demo corpus/);
     expect(again.stdout).toMatch(/Indexed 0 records/);
+    // --json: one object per line, the sample search's hits as search_history gives them.
+    const json = runCli(["start", "--no-serve", "--json"], env);
+    expect([json.status, json.stderr]).toEqual([0, ""]);
+    const lines = json.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].demo).toBe(path.join(t.dir, ".local", "share", "recall", "demo"));
+    expect(lines[0].index).toMatchObject({ records: 0, by: "local", engine: "fts5" });
+    expect(lines[0].sample.hits.length).toBeGreaterThan(0);
+    expect(lines[0].sample.command).toMatch(/search "/);
     // The same home through a link: the same corpus, reused.
     const linked = `${t.dir}-link`;
     symlinkSync(t.dir, linked);

@@ -61,8 +61,10 @@ export const EVERY_RECORD: RecordFilter = { context: true };
 /**
  * The SQL condition RecordFilter keeps records by, with its one parameter (filterParam). Applied
  * in the WHERE clause, before LIMIT, so a page stays full and (time, ordinal) cursors stay valid.
+ * A record whose projected text is empty (a turn that held only reasoning, which is never shown)
+ * is never read: it would be a blank message in every reader.
  */
-export const FILTER_CONDITION = `(? = 1 OR role <> '${CONTEXT_ROLE}')`;
+export const FILTER_CONDITION = `(? = 1 OR role <> '${CONTEXT_ROLE}') AND text <> ''`;
 export const filterParam = (filter: RecordFilter): number => (filter.context ? 1 : 0);
 
 /** The conversation's highest ordinal now (-1 when it has no records). */

@@ -17,6 +17,8 @@ export interface DashboardOptions {
   forcedEngine: Engine | undefined;
   host: string;
   port: number;
+  /** The address as one JSON line (`{"dashboard":{"url":…}}`) instead of words. */
+  json?: boolean;
 }
 
 /**
@@ -69,8 +71,10 @@ export async function serveDashboard(options: DashboardOptions): Promise<void> {
     );
   }
   process.stdout.write(
-    `Dashboard: ${server.loginUrl}\n` +
-      "Open it once to log in (the link works one time); Ctrl-C stops the server.\n",
+    options.json
+      ? `${JSON.stringify({ dashboard: { url: server.loginUrl } })}\n`
+      : `Dashboard: ${server.loginUrl}\n` +
+          "Open it once to log in (the link works one time); Ctrl-C stops the server.\n",
   );
   const running = server;
   await new Promise<void>((resolve) => {
@@ -98,7 +102,8 @@ export const serveCommand: CommandModule = {
       .description("serve the authenticated dashboard and HTTP API on loopback")
       .option("--port <n>", "port to listen on (default: config server.port; 0 picks a free one)")
       .option("--host <addr>", "address to bind; anything but loopback is reachable from other machines")
-      .action(async (flags: { port?: string; host?: string }) => {
+      .option("--json", 'print the login address as one JSON line: {"dashboard":{"url":…}}')
+      .action(async (flags: { port?: string; host?: string; json?: boolean }) => {
         const { home, env } = ctx();
         const config = ctx().config();
         await serveDashboard({
@@ -108,6 +113,7 @@ export const serveCommand: CommandModule = {
           forcedEngine: ctx().forcedEngine,
           host: flags.host ?? "127.0.0.1",
           port: parsePort(flags.port, config.server.port),
+          json: flags.json === true,
         });
       });
   },
