@@ -326,16 +326,26 @@ const filesUnder = (dir: string): string[] =>
     .map((e) => e.name);
 
 describe("recall demo", () => {
-  it("suggests a search only when it planted a needle", () => {
+  it("suggests the showcase's search, and names planted needles only when there are some", () => {
     const t = tempDir();
     try {
       const env = { RECALL_HOME: path.join(t.dir, "recall"), HOME: t.dir };
       const none = runCli(["demo", "--out", path.join(t.dir, "none"), "--messages", "0"], env);
       expect(none.status, none.stderr).toBe(0);
       expect(none.stdout).toContain("no planted needles");
-      expect(none.stdout).not.toContain("recall search");
+      const suggested = none.stdout.match(/5 showcase sessions; try: (node \S+) search "([^"]+)"\n/);
+      expect(suggested, none.stdout).not.toBeNull();
       const some = runCli(["demo", "--out", path.join(t.dir, "some"), "--messages", "50"], env);
-      expect(some.stdout).toMatch(/planted needles, e\.g\. try: recall search "\S[^"]*"\n/);
+      expect(some.stdout).toMatch(/\d+ planted needles? \(unique words the tests look for\), e\.g\. "\S[^"]*"\n/);
+      // The suggestion finds a showcase session once the corpus is indexed.
+      const demoEnv = {
+        ...env,
+        CLAUDE_CONFIG_DIR: path.join(t.dir, "none", ".claude"),
+        CODEX_HOME: path.join(t.dir, "none", ".codex"),
+      };
+      expect(runCli(["index"], demoEnv).status).toBe(0);
+      const found = JSON.parse(runCli(["search", suggested![2]!, "--json"], demoEnv).stdout);
+      expect(found.hits[0].title).toBe("Move the session store from Redis to Postgres");
     } finally {
       t.cleanup();
     }
@@ -349,10 +359,10 @@ describe("recall demo", () => {
       await killMidDemo(["--out", out], env, out);
       const r = runCli(["demo", "--out", out, "--messages", "50", "--json"], env);
       expect(r.status, r.stderr).toBe(0);
-      const manifest = JSON.parse(r.stdout) as { root: string; counts: { claude: { files: number } } };
+      const manifest = JSON.parse(r.stdout) as ShownManifest & { root: string };
       expect(manifest.root).toBe(out);
       // The cut-short corpus was cleared, not mixed into the new one.
-      expect(filesUnder(path.join(out, ".claude"))).toHaveLength(manifest.counts.claude.files);
+      expect(filesUnder(path.join(out, ".claude"))).toHaveLength(claudeFiles(manifest));
       // Killed at its very start, while writing the first manifest: only that half-written file is left.
       const early = path.join(t.dir, "early");
       mkdirSync(early);
@@ -382,10 +392,8 @@ describe("recall demo", () => {
       const r = runCli(["start", "--no-serve"], env);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/writing a demo corpus/);
-      const manifest = JSON.parse(readFileSync(path.join(root, "demo-manifest.json"), "utf8")) as {
-        counts: { claude: { files: number } };
-      };
-      expect(filesUnder(path.join(root, ".claude"))).toHaveLength(manifest.counts.claude.files);
+      const manifest = JSON.parse(readFileSync(path.join(root, "demo-manifest.json"), "utf8")) as ShownManifest;
+      expect(filesUnder(path.join(root, ".claude"))).toHaveLength(claudeFiles(manifest));
     } finally {
       t.cleanup();
     }
@@ -456,3 +464,14 @@ describe("recall start", () => {
       expect(existsSync(env.RECALL_HOME)).toBe(false);
     }));
 });
+
+interface ShownManifest {
+  counts: { claude: { files: number } };
+  showcase?: { sessions: number };
+}
+
+/** The Claude Code files a demo wrote: the generated ones and the showcase's, one per session. */
+function claudeFiles(manifest: ShownManifest): number {
+  expect(manifest.showcase?.sessions).toBe(5);
+  return manifest.counts.claude.files + manifest.showcase!.sessions;
+}

@@ -28,6 +28,7 @@ import { generateQwenCode } from "./qwen-code.js";
 import { generatePi } from "./pi.js";
 import { DEFAULT_BASE_TIME, Progress, projectPaths } from "./plan.js";
 import { Rng } from "./rng.js";
+import { generateShowcase, SHOWCASE_QUERY } from "./showcase.js";
 import { TextModel } from "./text.js";
 
 /**
@@ -170,6 +171,10 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
   };
   const newerAgents =
     options.newerAgents === false ? undefined : generateNewerAgents(rng, text, root, baseTime, allProjects);
+  // Last and from no stream: the generated corpus is byte for byte what it is without them.
+  const showcase = options.showcase
+    ? { ...generateShowcase(paths.claudeConfigDir, baseTime), query: SHOWCASE_QUERY }
+    : undefined;
   progress.finish();
   const manifest: DemoManifest = {
     root,
@@ -183,6 +188,7 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
     bridge,
     moreAgents,
     ...(newerAgents ? { newerAgents } : {}),
+    ...(showcase ? { showcase } : {}),
   };
   writeManifest(manifest);
   return manifest;

@@ -41,6 +41,11 @@ export interface DemoOptions {
   baseTime?: number;
   /** The small corpora of the newer agents (Cline, Kilo Code, Continue); default true. */
   newerAgents?: boolean;
+  /**
+   * The hand-written showcase sessions (showcase.ts) a first-time user reads: `recall demo` and
+   * `npm start` write them; default false, so sized corpora (tests, benches) are only generated.
+   */
+  showcase?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -102,6 +107,8 @@ export interface DemoManifest {
     paths: NewerAgentPaths;
     counts: Record<NewerAgent, SourceCounts>;
   };
+  /** The showcase sessions written into Claude Code's folder, and a search that finds one. */
+  showcase?: { sessions: number; messages: number; query: string };
   /** Absolute project (cwd) paths used; they live under the corpus's fake HOME, /home/demo. */
   projects: string[];
   needles: Needle[];

@@ -134,11 +134,17 @@ export class TextModel {
     return this.words[lo] as string;
   }
 
-  /** `n` words: Zipf-sampled content words with some function words in between. */
+  /**
+   * `n` words: Zipf-sampled content words with some function words in between, never two function
+   * words in a row ("keep request and and and merge" read as noise, not as chat).
+   */
   zipfWords(rng: Rng, n: number): string {
     let out = this.zipfWord(rng);
-    for (let i = 1; i < n; i++)
-      out += " " + (rng.chance(0.3) ? rng.pick(FUNCTION_WORDS) : this.zipfWord(rng));
+    let glue = false;
+    for (let i = 1; i < n; i++) {
+      glue = !glue && i < n - 1 && rng.chance(0.3);
+      out += " " + (glue ? rng.pick(FUNCTION_WORDS) : this.zipfWord(rng));
+    }
     return out;
   }
 

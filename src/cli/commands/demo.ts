@@ -14,7 +14,8 @@ import {
   newerAgentPaths,
 } from "../../app/demo.js";
 import type { CommandModule } from "../program.js";
-import { printJson } from "../output.js";
+import { counted, printJson } from "../output.js";
+import { recallInvocation } from "../invocation.js";
 import { progressBar } from "../progress.js";
 
 interface DemoFlags {
@@ -130,18 +131,21 @@ export const demoCommand: CommandModule = {
           root,
           seed: wholeNumber("--seed", flags.seed),
           messages,
+          showcase: true,
           onProgress: (done, total) => bar.update(done, total),
         });
         bar.stop();
         if (flags.json) return printJson(manifest);
         const c = manifest.counts;
+        const invocation = recallInvocation(process.argv[1] ?? "recall", ctx().env, process.cwd()).command;
         process.stdout.write(
           `demo corpus in ${root}\n` +
             `  claude ${c.claude.messages} messages, codex ${c.codex.messages}, opencode ${c.opencode.messages}, dyad ${c.dyad.messages}, ` +
             `copilot ${manifest.moreAgents.copilot.messages}, pi ${manifest.moreAgents.pi.messages}\n` +
             (manifest.needles[0]
-              ? `  ${manifest.needles.length} planted needles, e.g. try: recall search "${manifest.needles[0].query}"\n`
-              : "  no planted needles (too few messages)\n"),
+              ? `  ${counted(manifest.needles.length, "planted needle")} (unique words the tests look for), e.g. "${manifest.needles[0].query}"\n`
+              : "  no planted needles (too few messages)\n") +
+            `  ${counted(manifest.showcase?.sessions ?? 0, "showcase session")}; try: ${invocation} search "${manifest.showcase?.query ?? ""}"\n`,
         );
       });
   },

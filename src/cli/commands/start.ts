@@ -46,7 +46,7 @@ async function demoCorpus(root: string, say: (line: string) => void): Promise<De
     prepareDemoFolder(root, false);
   }
   say(`No agent history found on this machine; writing a demo corpus to ${root}\n`);
-  return generateDemoCorpus({ root, seed: 1 });
+  return generateDemoCorpus({ root, seed: 1, showcase: true });
 }
 
 /** The environment that points every CLI source at a demo corpus written under `root`. */
@@ -101,7 +101,8 @@ export const startCommand: CommandModule = {
           demo = path.join(home, "demo");
           const manifest = await demoCorpus(demo, say);
           sourceEnv = demoEnv(env, manifest);
-          sample = manifest.needles.find((n) => n.source !== "dyad")?.query ?? sample;
+          sample =
+            manifest.showcase?.query ?? manifest.needles.find((n) => n.source !== "dyad")?.query ?? sample;
         }
         const store = await openIndexToWrite({
           home,
