@@ -81,7 +81,8 @@ describe.skipIf(!present && !required)("browsing the dashboard in Chromium", () 
     expect(present, `${CHROMIUM} is missing: install the Debian packages chromium and chromium-driver`).toBe(
       true,
     );
-    demo = await createDemoHome({ seed: 53, messages: 600 });
+    // With the showcase, as `npm start` writes it: README's screenshot shows what a first run shows.
+    demo = await createDemoHome({ seed: 53, messages: 600, showcase: true });
     writeClaudeSession(
       demo.manifest.paths.claudeConfigDir,
       "/home/demo/code/markdown-notes",

@@ -8,12 +8,15 @@ export interface DemoHome {
   cleanup: () => void;
 }
 
-export async function createDemoHome(options: { seed?: number; messages?: number } = {}): Promise<DemoHome> {
+export async function createDemoHome(
+  options: { seed?: number; messages?: number; showcase?: boolean } = {},
+): Promise<DemoHome> {
   const t = tempDir("recall-demo-");
   const manifest = await generateDemoCorpus({
     root: `${t.dir}/home`,
     seed: options.seed ?? 5,
     messages: options.messages ?? 800,
+    showcase: options.showcase ?? false,
   });
   const env = {
     HOME: `${t.dir}/home`,
