@@ -336,7 +336,9 @@ describe("recall demo", () => {
       const suggested = none.stdout.match(/5 showcase sessions; try: (node \S+) search "([^"]+)"\n/);
       expect(suggested, none.stdout).not.toBeNull();
       const some = runCli(["demo", "--out", path.join(t.dir, "some"), "--messages", "50"], env);
-      expect(some.stdout).toMatch(/\d+ planted needles? \(unique words the tests look for\), e\.g\. "\S[^"]*"\n/);
+      expect(some.stdout).toMatch(
+        /\d+ planted needles? \(unique words the tests look for\), e\.g\. "\S[^"]*"\n/,
+      );
       // The suggestion finds a showcase session once the corpus is indexed.
       const demoEnv = {
         ...env,
@@ -392,7 +394,9 @@ describe("recall demo", () => {
       const r = runCli(["start", "--no-serve"], env);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/writing a demo corpus/);
-      const manifest = JSON.parse(readFileSync(path.join(root, "demo-manifest.json"), "utf8")) as ShownManifest;
+      const manifest = JSON.parse(
+        readFileSync(path.join(root, "demo-manifest.json"), "utf8"),
+      ) as ShownManifest;
       expect(filesUnder(path.join(root, ".claude"))).toHaveLength(claudeFiles(manifest));
     } finally {
       t.cleanup();

@@ -63,7 +63,9 @@ describe("recall export --out", () => {
     expect(readFileSync(out, "utf8")).toBe(line);
     // Never a silent success: what was written, and where.
     const bytes = Buffer.byteLength(line);
-    expect(forced.stdout).toBe(`wrote ${bytes.toLocaleString("en-US")} bytes of claude:${SESSION} (1 file) to ${out}\n`);
+    expect(forced.stdout).toBe(
+      `wrote ${bytes.toLocaleString("en-US")} bytes of claude:${SESSION} (1 file) to ${out}\n`,
+    );
     const json = h.run("export", `claude:${SESSION}`, "--out", out, "--force", "--json");
     expect(JSON.parse(json.stdout)).toEqual({
       conversation: `claude:${SESSION}`,
@@ -73,7 +75,9 @@ describe("recall export --out", () => {
     });
     const noTarget = h.run("export", `claude:${SESSION}`, "--json");
     expect([noTarget.status, noTarget.stdout]).toEqual([2, ""]);
-    expect(noTarget.stderr).toBe("recall: --json needs --list or --out (to stdout the export is the raw bytes)\n");
+    expect(noTarget.stderr).toBe(
+      "recall: --json needs --list or --out (to stdout the export is the raw bytes)\n",
+    );
 
     const alias = path.join(h.root, "index-alias.db");
     linkSync(path.join(h.recallHome, "history.db"), alias);

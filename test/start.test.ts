@@ -45,7 +45,10 @@ describe("npm start on a machine without agent history", () => {
     // --json: one object per line, the sample search's hits as search_history gives them.
     const json = runCli(["start", "--no-serve", "--json"], env);
     expect([json.status, json.stderr]).toEqual([0, ""]);
-    const lines = json.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(1);
     expect(lines[0].demo).toBe(path.join(t.dir, ".local", "share", "recall", "demo"));
     expect(lines[0].index).toMatchObject({ records: 0, by: "local", engine: "fts5" });

@@ -74,9 +74,11 @@ const SESSIONS: readonly ShowcaseSession[] = [
       {
         prompt: "Apply the fix and run it 50 times.",
         reply: "Applying the change and looping the test.",
-        command: "for i in $(seq 50); do npx vitest run test/webhooks/retry.test.ts --silent || exit 1; done; echo all 50 passed",
+        command:
+          "for i in $(seq 50); do npx vitest run test/webhooks/retry.test.ts --silent || exit 1; done; echo all 50 passed",
         output: "all 50 passed",
-        answer: "The webhook retry test passed 50 runs in a row after injecting `sleep` and `random`. I also removed the `retry: 3` we had added to that test in CI as a workaround.",
+        answer:
+          "The webhook retry test passed 50 runs in a row after injecting `sleep` and `random`. I also removed the `retry: 3` we had added to that test in CI as a workaround.",
       },
     ],
   },
@@ -86,9 +88,10 @@ const SESSIONS: readonly ShowcaseSession[] = [
     title: "Migration 0042_enable_rls.sql fails on staging",
     turns: [
       {
-        prompt: "The deploy to staging failed on migration 0042_enable_rls.sql. Here is the job: deploy #1873.",
+        prompt:
+          "The deploy to staging failed on migration 0042_enable_rls.sql. Here is the job: deploy #1873.",
         reply: "Let me run the migration against the staging database to see the error.",
-        command: "psql \"$STAGING_URL\" -v ON_ERROR_STOP=1 -f migrations/0042_enable_rls.sql",
+        command: 'psql "$STAGING_URL" -v ON_ERROR_STOP=1 -f migrations/0042_enable_rls.sql',
         output:
           "BEGIN\nALTER TABLE\npsql:migrations/0042_enable_rls.sql:7: ERROR:  must be owner of table invoices\nROLLBACK",
         answer:
@@ -132,7 +135,10 @@ const SESSIONS: readonly ShowcaseSession[] = [
 ];
 
 /** Writes the showcase sessions into Claude Code's projects folder; returns how many messages. */
-export function generateShowcase(claudeConfigDir: string, baseTime: number): { sessions: number; messages: number } {
+export function generateShowcase(
+  claudeConfigDir: string,
+  baseTime: number,
+): { sessions: number; messages: number } {
   // Just after the generated year, a day apart: the newest sessions of the corpus.
   let at = baseTime + YEAR_MS + 24 * 3600_000;
   let messages = 0;

@@ -66,11 +66,61 @@ function openOut(file: string, force: boolean, ctx: () => CliContext): number {
   return openExportTarget(file, { env, home, force, ...(bridgeDir ? { bridgeDir } : {}) });
 }
 
+/** Flags that contradict each other, refused before the index is opened. */
+function checkFlagCombinations(flags: ExportFlags): void {
+  if (flags.out !== undefined && flags.out.trim() === "")
+    throw new RecallError("Usage", "--out must not be empty");
+  if (flags.list && (flags.out !== undefined || flags.file !== undefined))
+    throw new RecallError("Usage", "--list takes neither --out nor --file");
+  // To stdout the export is the raw bytes themselves: there is nothing to say as JSON.
+  if (flags.json && !flags.list && flags.out === undefined)
+    throw new RecallError("Usage", "--json needs --list or --out (to stdout the export is the raw bytes)");
+}
+
+/** The --epoch asked for (undefined: the current bytes), once --file and --epoch name what is retained. */
+function chosenVersion(
+  flags: ExportFlags,
+  conversation: string,
+  files: { file: string }[],
+  earlier: { file: string; epoch: number }[],
+): number | undefined {
+  const epoch = flags.epoch === undefined ? undefined : Number(flags.epoch);
+  if (epoch !== undefined && (flags.file === undefined || !Number.isInteger(epoch)))
+    throw new RecallError("Usage", "--epoch takes an integer and needs --file (see --list)");
+  if (epoch !== undefined && !earlier.some((v) => v.file === flags.file && v.epoch === epoch))
+    throw new RecallError("NotFound", `--epoch: no earlier version ${epoch} of ${flags.file} is retained`);
+  if (flags.file !== undefined && !files.some((f) => f.file === flags.file))
+    throw new RecallError("NotFound", `--file: ${conversation} has no bytes retained from ${flags.file}`);
+  return epoch;
+}
+
+/** `--list`: the retained files and their earlier versions, as lines or as JSON. */
+function printList(
+  conversation: string,
+  files: { file: string; bytes: number }[],
+  earlier: { file: string; bytes: number; epoch: number }[],
+  json: boolean,
+): void {
+  if (json)
+    return printJson({
+      conversation,
+      files: files.map((f) => ({ file: f.file, bytes: f.bytes })),
+      earlier: earlier.map((v) => ({ file: v.file, bytes: v.bytes, epoch: v.epoch })),
+    });
+  process.stdout.write(files.map((f) => `${f.file}\t${f.bytes}\n`).join(""));
+  process.stdout.write(earlier.map((v) => `${v.file}\t${v.bytes}\tepoch ${v.epoch}\n`).join(""));
+}
+
 /** With --out stdout is free: say what was written where (the bytes as read from the index). */
 function reportWritten(out: string, conversation: string, files: ExportedFile[], json: boolean): void {
   const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
   if (json)
-    return printJson({ conversation, out, bytes, files: files.map((f) => ({ file: f.file, bytes: f.bytes })) });
+    return printJson({
+      conversation,
+      out,
+      bytes,
+      files: files.map((f) => ({ file: f.file, bytes: f.bytes })),
+    });
   process.stdout.write(
     `wrote ${counted(bytes, "byte")} of ${conversation} (${counted(files.length, "file")}) to ${out}\n`,
   );
@@ -104,13 +154,7 @@ export const exportCommand: CommandModule = {
         "with --file: an earlier version of a file that was truncated or rewritten (see --list)",
       )
       .action(async (given: string, flags: ExportFlags) => {
-        if (flags.out !== undefined && flags.out.trim() === "")
-          throw new RecallError("Usage", "--out must not be empty");
-        if (flags.list && (flags.out !== undefined || flags.file !== undefined))
-          throw new RecallError("Usage", "--list takes neither --out nor --file");
-        // To stdout the export is the raw bytes themselves: there is nothing to say as JSON.
-        if (flags.json && !flags.list && flags.out === undefined)
-          throw new RecallError("Usage", "--json needs --list or --out (to stdout the export is the raw bytes)");
+        checkFlagCombinations(flags);
         const store = await openIndexToRead(ctx().home);
         try {
           const conversation = resolveConversation(store.db, given);
@@ -119,30 +163,8 @@ export const exportCommand: CommandModule = {
           const files = retainedFiles(store.db, conversation);
           // A file the CLI truncated or rewrote keeps its earlier versions: listed with their epoch.
           const earlier = earlierVersions(store.db, conversation);
-          if (flags.list) {
-            if (flags.json)
-              return printJson({
-                conversation,
-                files: files.map((f) => ({ file: f.file, bytes: f.bytes })),
-                earlier: earlier.map((v) => ({ file: v.file, bytes: v.bytes, epoch: v.epoch })),
-              });
-            process.stdout.write(files.map((f) => `${f.file}\t${f.bytes}\n`).join(""));
-            process.stdout.write(earlier.map((v) => `${v.file}\t${v.bytes}\tepoch ${v.epoch}\n`).join(""));
-            return;
-          }
-          const epoch = flags.epoch === undefined ? undefined : Number(flags.epoch);
-          if (epoch !== undefined && (flags.file === undefined || !Number.isInteger(epoch)))
-            throw new RecallError("Usage", "--epoch takes an integer and needs --file (see --list)");
-          if (epoch !== undefined && !earlier.some((v) => v.file === flags.file && v.epoch === epoch))
-            throw new RecallError(
-              "NotFound",
-              `--epoch: no earlier version ${epoch} of ${flags.file} is retained`,
-            );
-          if (flags.file !== undefined && !files.some((f) => f.file === flags.file))
-            throw new RecallError(
-              "NotFound",
-              `--file: ${conversation} has no bytes retained from ${flags.file}`,
-            );
+          if (flags.list) return printList(conversation, files, earlier, flags.json === true);
+          const epoch = chosenVersion(flags, conversation, files, earlier);
           const fd = flags.out ? openOut(flags.out, flags.force === true, ctx) : 1;
           let exported: ExportedFile[];
           try {
