@@ -145,3 +145,15 @@ describe("separateCjk: the same as the lookaround rule", () => {
     );
   });
 });
+
+describe("hasCjk's fast range check", () => {
+  it("lets through every code point CJK_CHAR matches (all of Unicode)", () => {
+    const missed: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (CJK_CHAR.test(ch) !== hasCjk(ch)) missed.push(cp.toString(16));
+    }
+    expect(missed).toEqual([]);
+  });
+});

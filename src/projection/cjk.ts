@@ -22,6 +22,13 @@ export const CJK_CHAR =
 
 const CJK = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC\uFF70]`;
 const ANY_CJK = new RegExp(CJK, "u");
+/**
+ * Code units every CJK character lies in (a superset: the CJK blocks, Hangul Jamo, half- and
+ * full-width forms, and any astral character's high surrogate). Without the u flag it is a plain
+ * range scan, several times faster than ANY_CJK's script properties over text with no CJK,
+ * which is almost all text (at 1M messages a query's scoring spent 11–28 ms in ANY_CJK alone).
+ */
+const MAYBE_CJK = /[\u1100-\u11FF\u2E80-\u9FFF\uA960-\uA97F\uAC00-\uDBFF\uF900-\uFAFF\uFF00-\uFFEF]/;
 /** What unicode61 keeps inside a token by default (categories L*, N*, Co). */
 const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
 
@@ -56,7 +63,7 @@ function astralClass(pair: string): number {
 
 /** Whether `text` holds at least one CJK character. */
 export function hasCjk(text: string): boolean {
-  return ANY_CJK.test(text);
+  return MAYBE_CJK.test(text) && ANY_CJK.test(text);
 }
 
 /**
@@ -68,7 +75,7 @@ export function hasCjk(text: string): boolean {
  * faster).
  */
 export function separateCjk(text: string): string {
-  if (!ANY_CJK.test(text)) return text;
+  if (!hasCjk(text)) return text;
   let out = "";
   let from = 0;
   let prev = IS_OTHER;
