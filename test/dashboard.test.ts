@@ -175,7 +175,7 @@ describe.skipIf(!present && !required)("dashboard in Chromium", () => {
   });
 
   it("opens a hit in its conversation around the hit and pages both ways", async () => {
-    await page.goto(`${serve.origin}/?q=decision&limit=20`);
+    await page.goto(`${serve.origin}/?q=decision&limit=50`);
     await page.waitForSelector(".hit");
     // A hit deep enough in a long conversation that there are records on both sides.
     const hitCount = await page.locator(".hit").count();
@@ -245,12 +245,18 @@ describe.skipIf(!present && !required)("dashboard in Chromium", () => {
   });
 
   it("opens the spec's navigation keys: a transcript link with a sub-agent's child session, and ?message=", async () => {
-    const out = (await page.evaluate(async () => {
-      const r = await fetch("/api/search?q=decision&limit=50&agent=claude");
-      return r.json();
-    })) as { hits: { id: string; link: string; conversation: string }[] };
-    const child = out.hits.find((h) => h.link.includes("&child="));
-    const main = out.hits.find((h) => !h.link.includes("&child="))!;
+    // Words of the generated corpus's templates, until one finds a sub-agent's record too.
+    let hits: { id: string; link: string; conversation: string }[] = [];
+    for (const q of ["decision", "requirement", "bug", "fails", "next"]) {
+      const out = (await page.evaluate(async (query) => {
+        const r = await fetch(`/api/search?q=${query}&limit=50&agent=claude`);
+        return r.json();
+      }, q)) as { hits: typeof hits };
+      hits = out.hits;
+      if (hits.some((h) => h.link.includes("&child="))) break;
+    }
+    const child = hits.find((h) => h.link.includes("&child="));
+    const main = hits.find((h) => !h.link.includes("&child="))!;
     for (const hit of [main, ...(child ? [child] : [])]) {
       await page.goto(`${serve.origin}${hit.link}`);
       await page.waitForSelector(".record.focus");
