@@ -13,8 +13,7 @@ describe("dashboard agent colours", () => {
     const agents = [...AgentName.options.filter((a) => a !== "other"), "dyad"];
     const colours = new Map<string, string>();
     for (const agent of agents) {
-      expect(css, agent).toContain(`.bar.agent-${agent},\n.swatch.agent-${agent} {`);
-      expect(css, agent).toContain(`.badge.agent-${agent} {`);
+      expect(css, agent).toContain(`.agent-${agent} {\n  --agent-colour: var(--${agent});\n}`);
       const colour = css.match(new RegExp(`--${agent}: (#[0-9a-f]{6});`))?.[1];
       expect(colour, agent).toBeDefined();
       colours.set(agent, colour!);
