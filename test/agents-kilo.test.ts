@@ -5,7 +5,7 @@
 import Database from "better-sqlite3";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectManifestFound, indexRealHome, searchTool } from "./helpers/real-home.js";
+import { expectManifestFound, indexRealHome, searchTool } from "./helpers/real-more.js";
 import { sharedAvailable } from "./helpers/shared.js";
 import type { Harness } from "./sources-harness.js";
 

@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sharedAvailable } from "./helpers/shared.js";
-import { indexRealMore, readManifest, searchTool, sessionsOf } from "./helpers/real-more.js";
+import { indexRealHome, readManifest, sessionsOf, strictHits } from "./helpers/real-more.js";
 import type { Harness } from "./sources-harness.js";
 
 const available = sharedAvailable("fixtures/real-more/qwen-code");
@@ -22,34 +22,34 @@ describe.skipIf(!available)("Qwen Code sessions written by the real binary", () 
   it("finds the decision, the resumed follow-up, the ADR and the big output's marker", async () => {
     const manifest = readManifest();
     const { decision, adr, build } = sessionsOf(manifest, "qwen-code");
-    h = await indexRealMore("qwen-code");
+    h = await indexRealHome("qwen-code");
 
-    const phrase = await searchTool(h, { query: manifest.decision_phrase, filters: { agent: "qwen" } });
+    const phrase = await strictHits(h, manifest.decision_phrase, { agent: "qwen" });
     expect(phrase.map((x) => x.conversation)).toContain(`qwen:${decision.session_id}`);
     const answer = phrase.find((x) => x.conversation === `qwen:${decision.session_id}`)!;
     expect(answer).toMatchObject({ agent: "qwen", session: decision.session_id, role: "assistant" });
     expect(answer.project).toBe(decision.cwd);
 
-    const resumed = await searchTool(h, { query: "0042_enable_rls.sql" });
+    const resumed = await strictHits(h, "0042_enable_rls.sql");
     expect(resumed.map((x) => x.conversation)).toEqual([`qwen:${decision.session_id}`]);
 
-    const adrHits = await searchTool(h, { query: "ADR architecture decision record auth store" });
+    const adrHits = await strictHits(h, "ADR architecture decision record auth store");
     expect(adrHits.map((x) => x.conversation)).toContain(`qwen:${adr.session_id}`);
 
     expect(build.big_output_first_line_in_tool_result).toBe(true);
-    const marker = await searchTool(h, { query: "quokka_retry_budget exhausted shard" });
+    const marker = await strictHits(h, "quokka_retry_budget exhausted shard");
     const tool = marker.filter((x) => x.conversation === `qwen:${build.session_id}` && x.role === "tool");
     expect(tool.length).toBe(1);
 
-    const other = await searchTool(h, { query: "0042_enable_rls.sql", filters: { agent: "other" } });
+    const other = await strictHits(h, "0042_enable_rls.sql", { agent: "other" });
     expect(other.map((x) => x.conversation)).toEqual([`qwen:${decision.session_id}`]);
-    expect(await searchTool(h, { query: "0042_enable_rls.sql", filters: { agent: "gemini" } })).toEqual([]);
+    expect(await strictHits(h, "0042_enable_rls.sql", { agent: "gemini" })).toEqual([]);
   });
 
   it("records model and branch, and reads an appended resume without a duplicate", async () => {
     const manifest = readManifest();
     const { decision } = sessionsOf(manifest, "qwen-code");
-    h = await indexRealMore("qwen-code");
+    h = await indexRealHome("qwen-code");
     const conversation = `qwen:${decision.session_id}`;
     const records = () =>
       h!.count("SELECT count(*) FROM recall_records WHERE conversation = ?", conversation);
@@ -79,8 +79,6 @@ describe.skipIf(!available)("Qwen Code sessions written by the real binary", () 
     h.index();
     h.index();
     expect(records()).toBe(9);
-    expect((await searchTool(h, { query: "pangolin signing key" })).map((x) => x.conversation)).toEqual([
-      conversation,
-    ]);
+    expect((await strictHits(h, "pangolin signing key")).map((x) => x.conversation)).toEqual([conversation]);
   });
 });

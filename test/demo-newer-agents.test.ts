@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateDemoCorpus } from "../src/demo/index.js";
-import { filesUnder, searchTool } from "./helpers/real-home.js";
+import { filesUnder, searchTool } from "./helpers/real-more.js";
 import { tempDir } from "./helpers/tmp.js";
 import { createHarness, type Harness } from "./sources-harness.js";
 

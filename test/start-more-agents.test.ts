@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
-import { copyRealHome } from "./helpers/real-home.js";
+import { copyRealHome } from "./helpers/real-more.js";
 import { sharedAvailable } from "./helpers/shared.js";
 import { tempDir } from "./helpers/tmp.js";
 

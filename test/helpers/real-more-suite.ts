@@ -8,14 +8,14 @@
 import { readFileSync, writeFileSync, appendFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { conversationRecords, realMoreHome, search } from "./real-more-cli.js";
 import {
-  conversationRecords,
   fingerprint,
-  REAL_MORE,
-  realMoreHome,
-  search,
+  readManifest,
+  sessionsOf,
+  type ManifestSession,
   type RealMoreManifest,
-} from "./real-more-cli.js";
+} from "./real-more.js";
 import { sharedAvailable } from "./shared.js";
 
 export interface RealAgent {
@@ -30,16 +30,13 @@ export interface RealAgent {
 export function realAgentSuite({ cli, agent, label }: RealAgent): void {
   const available = sharedAvailable("fixtures/real-more/MANIFEST.json");
   describe.skipIf(!available)(`${agent}: the real sessions of ../shared/fixtures/real-more/${cli}`, () => {
-    const manifest = available
-      ? (JSON.parse(readFileSync(path.join(REAL_MORE, "MANIFEST.json"), "utf8")) as RealMoreManifest)
-      : { decision_phrase: "", big_output_marker: "", sessions: [] };
-    const sessions = manifest.sessions.filter((s) => s.cli === cli);
-    const resumed = sessions.find((s) => s.user_prompts.length === 2)!;
-    const adr = sessions.find((s) => s.user_prompts[0]?.includes("ADR"))!;
-    const build = sessions.find((s) => s.contains_big_output_marker)!;
+    const manifest: RealMoreManifest = available
+      ? readManifest()
+      : { decision_phrase: "", big_output_marker: "", big_output_first_line: "", sessions: [] };
+    const { decision: resumed, adr, build } = sessionsOf(manifest, cli);
     const conversation = (s: { session_id: string }) => `${agent}:${s.session_id}`;
     const inHome = (file: string) => file.slice(`${cli}/home/`.length);
-    const transcript = (s: (typeof sessions)[number]) => inHome(s.files.find((f) => f.endsWith(".jsonl"))!);
+    const transcript = (s: ManifestSession) => inHome(s.files.find((f) => f.endsWith(".jsonl"))!);
 
     it("finds each scenario in its own session, through the agent filter and other", () => {
       const home = realMoreHome(cli);
