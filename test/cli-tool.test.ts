@@ -78,14 +78,7 @@ describe("recall tool (acting as the host)", () => {
   it("touches no database it refuses: an unknown tool or app, or one that is not Dyad-shaped", async () => {
     const t = tempDir();
     try {
-      // A host database recall has never attached to.
-      const fresh = await generateDemoCorpus({
-        root: path.join(t.dir, "fresh"),
-        seed: 2,
-        sources: { claude: false, codex: false, opencode: false, dyad: { messages: 20 } },
-      });
-      const copy = path.join(t.dir, "host.db");
-      copyFileSync(fresh.paths.dyadDb, copy);
+      const { copy } = await freshHost(t.dir, 2, 20);
       const before = readFileSync(copy);
       const r = runCli(["tool", "bogus_tool", "--db", copy, "--app", "1"]);
       expect([r.status, r.stderr.trim()]).toEqual([
@@ -129,14 +122,7 @@ describe("recall tool (acting as the host)", () => {
   it("without --attach answers from a private copy and leaves the host's database as it was", async () => {
     const t = tempDir();
     try {
-      // A host database recall has never attached to.
-      const fresh = await generateDemoCorpus({
-        root: path.join(t.dir, "fresh"),
-        seed: 4,
-        sources: { claude: false, codex: false, opencode: false, dyad: { messages: 200 } },
-      });
-      const copy = path.join(t.dir, "host.db");
-      copyFileSync(fresh.paths.dyadDb, copy);
+      const { fresh, copy } = await freshHost(t.dir, 4, 200);
       const objects = () => {
         const db = new Database(copy, { readonly: true });
         const names = db.prepare("SELECT name FROM sqlite_master ORDER BY name").pluck().all();
@@ -169,3 +155,15 @@ describe("recall tool (acting as the host)", () => {
     }
   });
 });
+
+/** A Dyad-shaped host database recall has never attached to, copied to `<dir>/host.db`. */
+async function freshHost(dir: string, seed: number, messages: number) {
+  const fresh = await generateDemoCorpus({
+    root: path.join(dir, "fresh"),
+    seed,
+    sources: { claude: false, codex: false, opencode: false, dyad: { messages } },
+  });
+  const copy = path.join(dir, "host.db");
+  copyFileSync(fresh.paths.dyadDb, copy);
+  return { fresh, copy };
+}
