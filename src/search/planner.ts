@@ -374,33 +374,6 @@ function listsWithFresh(
   return { lists, fresh: [] };
 }
 
-/** A list's ids in ascending order, with each one's impact. */
-interface SortedView {
-  ids: Float64Array;
-  impacts: Float64Array;
-}
-
-/** Lists are cached and reused by many queries: each one's sorted view is built once. */
-const sortedViews = new WeakMap<ImpactList, SortedView>();
-
-function sortedView(list: ImpactList): SortedView {
-  let view = sortedViews.get(list);
-  if (!view) {
-    const at = new Int32Array(list.ids.length);
-    for (let i = 0; i < at.length; i++) at[i] = i;
-    at.sort((a, b) => list.ids[a]! - list.ids[b]!);
-    const ids = new Float64Array(at.length);
-    const impacts = new Float64Array(at.length);
-    for (let i = 0; i < at.length; i++) {
-      ids[i] = list.ids[at[i]!]!;
-      impacts[i] = list.impacts[at[i]!]!;
-    }
-    view = { ids, impacts };
-    sortedViews.set(list, view);
-  }
-  return view;
-}
-
 /**
  * The threshold algorithm over the terms' impact lists (see the module comment), reading the
  * lists whole: every row in some list gets an upper bound (its known impacts plus, for each list
@@ -416,7 +389,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   const all = request.match === "all";
   // Carried lists' impacts, rescaled so they stay upper bounds (term-cache.ts impactScale).
   const scale = lists.map((l, t) => impactScale(db, cache, request.terms[t]!, l));
-  const floor = lists.map((l, t) => (l.complete ? 0 : (l.impacts[l.ids.length - 1] ?? 0) * scale[t]!));
+  const floor = lists.map((l, t) => l.floor * scale[t]!);
   // τ: rows in no list. With AND, a complete list means such rows lack that term altogether.
   const tau = all && lists.some((l) => l.complete) ? -Infinity : floor.reduce((a, b) => a + b, 0);
 
@@ -430,9 +403,8 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   const freshIds = new Set(fresh);
 
   // Every row of some list, with the bound and guess of its known impacts, in id order: one merge
-  // of the lists' id-sorted views (typed arrays: lists hold thousands of rows). A hash map of ids
-  // cost 3–4 ms a query over five lists of 4,096 rows.
-  const views = lists.map(sortedView);
+  // of the lists, which are id-sorted typed arrays (they hold thousands of rows). A hash map of
+  // ids cost 3–4 ms a query over five lists of 4,096 rows.
   const width = lists.reduce((a, l) => a + l.ids.length, 0);
   const slotIds = new Float64Array(width);
   const bound = new Float64Array(width);
@@ -443,7 +415,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   for (;;) {
     let id = Infinity;
     for (let t = 0; t < n; t++) {
-      const ids = views[t]!.ids;
+      const ids = lists[t]!.ids;
       const p = pos[t]!;
       if (p < ids.length && ids[p]! < id) id = ids[p]!;
     }
@@ -452,7 +424,7 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
     let g = 0;
     let possible = true;
     for (let t = 0; t < n; t++) {
-      const v = views[t]!;
+      const v = lists[t]!;
       const p = pos[t]!;
       if (p < v.ids.length && v.ids[p] === id) {
         const k = v.impacts[p]! * scale[t]!;

@@ -37,9 +37,15 @@ export interface ImpactList {
   /** bm25's IDF of the term and avgdl when the list was built (see impactScale). */
   idf: number;
   avgdl: number;
-  ids: number[];
-  /** Per-row share of the term in the score (positive, non-increasing): -bm25 of the term alone. */
-  impacts: number[];
+  /**
+   * The rows, ascending: the order the planner merges lists in, kept so (and persisted so, store/
+   * term-stats.ts) that no process sorts a list before its first query.
+   */
+  ids: Float64Array;
+  /** Each row's share of the term in the score (positive), parallel to ids: -bm25 of the term alone. */
+  impacts: Float64Array;
+  /** The smallest impact in the list: the most a row it leaves out can have (0 when complete). */
+  floor: number;
   /** True when the list holds every row containing the term. */
   complete: boolean;
   /** Milliseconds the build took (figures). */
@@ -228,6 +234,7 @@ export function impactList(
         avgdl: stored.avgdl,
         ids: stored.ids,
         impacts: stored.impacts,
+        floor: impactFloor(stored.impacts, stored.complete),
         complete: stored.complete,
         buildMs: 0,
       }
@@ -240,7 +247,10 @@ export function impactList(
   return list;
 }
 
-/** The term's impact list computed from the index as it is now (one single-term FTS5 query). */
+/**
+ * The term's impact list computed from the index as it is now: one single-term FTS5 query that
+ * ranks by the term's bm25 and hands the best rows back in rowid order.
+ */
 export function buildImpactList(
   db: Db,
   cache: TermCache,
@@ -251,23 +261,36 @@ export function buildImpactList(
   const started = performance.now();
   const rows = statement(
     db,
-    `SELECT rowid, ${bm25Call(weights)} FROM recall_fts WHERE recall_fts MATCH ?
-     AND rowid <= ? ORDER BY 2 LIMIT ?`,
+    `SELECT rowid, -score FROM (
+       SELECT rowid, ${bm25Call(weights)} AS score FROM recall_fts WHERE recall_fts MATCH ?
+       AND rowid <= ? ORDER BY score LIMIT ?
+     ) ORDER BY rowid`,
   )
     .raw()
     .all(ftsTerm(term), cache.top, depth) as [number, number][];
+  const complete = rows.length < depth;
+  const impacts = Float64Array.from(rows, (r) => r[1]);
   const list: ImpactList = {
     through: cache.top,
     idf: bm25Idf(cache.totals.rows, documentFrequency(db, cache, term)),
     avgdl: cache.totals.avgdl,
-    ids: rows.map((r) => r[0]),
-    impacts: rows.map((r) => -r[1]),
-    complete: rows.length < depth,
+    ids: Float64Array.from(rows, (r) => r[0]),
+    impacts,
+    floor: impactFloor(impacts, complete),
+    complete,
     buildMs: 0,
   };
   if (list.complete) cache.df.set(term, { n: rows.length, through: cache.top });
   list.buildMs = performance.now() - started;
   return list;
+}
+
+/** What a row an incomplete list leaves out can score at most: the list's smallest impact. */
+function impactFloor(impacts: Float64Array, complete: boolean): number {
+  if (complete || impacts.length === 0) return 0;
+  let min = Infinity;
+  for (const impact of impacts) if (impact < min) min = impact;
+  return min;
 }
 
 /**

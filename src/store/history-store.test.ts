@@ -298,7 +298,28 @@ describe("history store", () => {
     old.close();
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     expect(store.migration).toMatchObject({ from: 6, to: LATEST });
-    expect(store.db.prepare("SELECT count(*) AS n FROM recall_term_stats").get()).toEqual({ n: 0 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM recall_term_lists").get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  it("v12 drops the 64-bit term lists for an empty table of 32-bit ones in rowid order", async () => {
+    const { dir, old } = await indexAtVersion(11, "fts5");
+    const f64 = (values: number[]) => Buffer.from(new Float64Array(values).buffer);
+    old
+      .prepare(
+        `INSERT INTO recall_term_stats (term, df, through, built_rows, idf, avgdl, complete, ids, impacts)
+         VALUES ('session', 2, 9, 9, 1, 1, 1, ?, ?)`,
+      )
+      .run(f64([7, 3]), f64([1.5, 0.5]));
+    old.close();
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    expect(store.migration).toMatchObject({ from: 11, to: LATEST });
+    const tables = store.db
+      .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'recall_term_%' ORDER BY name")
+      .pluck()
+      .all();
+    expect(tables).toEqual(["recall_term_lists"]);
+    expect(store.db.prepare("SELECT count(*) AS n FROM recall_term_lists").get()).toEqual({ n: 0 });
     store.close();
   });
 

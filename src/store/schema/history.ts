@@ -10,6 +10,7 @@ import { historyV8 } from "./history-v8.js";
 import { historyV9 } from "./history-v9.js";
 import { historyV10 } from "./history-v10.js";
 import { historyV11 } from "./history-v11.js";
+import { historyV12 } from "./history-v12.js";
 
 export type { HistorySchemaContext };
 
@@ -26,4 +27,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV9,
   historyV10,
   historyV11,
+  historyV12,
 ];
