@@ -1,3 +1,4 @@
+import { endianness } from "node:os";
 import type { Db } from "./open.js";
 import { statement } from "./statements.js";
 import { documentBody, RECORD_TEXT_COLUMN, RECORD_TEXT_JOIN, type StoredBody } from "./document-text.js";
@@ -49,10 +50,25 @@ function packIds(ids: Float64Array): Buffer {
 }
 
 function unpackIds(blob: Buffer): Float64Array {
-  const ids = new Float64Array(blob.length / 4);
-  for (let i = 0; i < ids.length; i++) ids[i] = blob.readUInt32LE(i * 4);
-  return ids;
+  return Float64Array.from(littleEndian(blob, Uint32Array));
 }
+
+/**
+ * A blob of little-endian 32-bit values as a typed array: one native copy into aligned memory (a
+ * fresh process's first query decoded its lists value by value in 9 ms, 4 lists of 4,096).
+ */
+function littleEndian<T extends Uint32Array | Float32Array>(
+  blob: Buffer,
+  Type: { new (length: number): T },
+): T {
+  const values = new Type(blob.length / 4);
+  const bytes = new Uint8Array(values.buffer);
+  bytes.set(blob);
+  if (!LITTLE_ENDIAN) for (let i = 0; i < bytes.length; i += 4) bytes.subarray(i, i + 4).reverse();
+  return values;
+}
+
+const LITTLE_ENDIAN = endianness() === "LE";
 
 /** The smallest 32-bit float not below `x` (impacts are positive). */
 function float32Up(x: number): number {
@@ -71,9 +87,7 @@ function packImpacts(impacts: Float64Array): Buffer {
 }
 
 function unpackImpacts(blob: Buffer): Float64Array {
-  const impacts = new Float64Array(blob.length / 4);
-  for (let i = 0; i < impacts.length; i++) impacts[i] = blob.readFloatLE(i * 4);
-  return impacts;
+  return Float64Array.from(littleEndian(blob, Float32Array));
 }
 
 export function readTermStats(db: Db, term: string): StoredTermStats | undefined {
