@@ -44,9 +44,7 @@ function hasTable(db: Db): boolean {
 const MAX_ID = 0xffffffff;
 
 function packIds(ids: Float64Array): Buffer {
-  const out = Buffer.alloc(ids.length * 4);
-  for (let i = 0; i < ids.length; i++) out.writeUInt32LE(ids[i]!, i * 4);
-  return out;
+  return littleEndianBytes(Uint32Array.from(ids));
 }
 
 function unpackIds(blob: Buffer): Float64Array {
@@ -70,20 +68,28 @@ function littleEndian<T extends Uint32Array | Float32Array>(
 
 const LITTLE_ENDIAN = endianness() === "LE";
 
-/** The smallest 32-bit float not below `x` (impacts are positive). */
+/** 32-bit values as little-endian bytes (the stored order on every platform). */
+function littleEndianBytes(values: Uint32Array | Float32Array): Buffer {
+  const bytes = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+  if (!LITTLE_ENDIAN) for (let i = 0; i < bytes.length; i += 4) bytes.subarray(i, i + 4).reverse();
+  return bytes;
+}
+
+const F32 = new Float32Array(1);
+const F32_BITS = new Uint32Array(F32.buffer);
+
+/** The smallest 32-bit float not below `x`. */
 function float32Up(x: number): number {
-  const f = Math.fround(x);
-  if (f >= x) return f;
-  const bits = Buffer.alloc(4);
-  bits.writeFloatLE(f);
-  bits.writeUInt32LE(bits.readUInt32LE() + (f >= 0 ? 1 : -1));
-  return bits.readFloatLE();
+  F32[0] = x;
+  // One step in the bit pattern moves away from zero for a positive float, towards it for a negative.
+  if (F32[0] < x) F32_BITS[0] = F32_BITS[0]! + (F32[0] >= 0 ? 1 : -1);
+  return F32[0];
 }
 
 function packImpacts(impacts: Float64Array): Buffer {
-  const out = Buffer.alloc(impacts.length * 4);
-  for (let i = 0; i < impacts.length; i++) out.writeFloatLE(float32Up(impacts[i]!), i * 4);
-  return out;
+  const values = new Float32Array(impacts.length);
+  for (let i = 0; i < impacts.length; i++) values[i] = float32Up(impacts[i]!);
+  return littleEndianBytes(values);
 }
 
 function unpackImpacts(blob: Buffer): Float64Array {
