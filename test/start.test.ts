@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
@@ -54,6 +54,20 @@ describe("npm start on a machine without agent history", () => {
     expect(lines[0].index).toMatchObject({ records: 0, by: "local", engine: "fts5" });
     expect(lines[0].sample.hits.length).toBeGreaterThan(0);
     expect(lines[0].sample.command).toMatch(/search "/);
+    // A corpus an earlier recall wrote before the showcase gets it on reuse, and its sample search.
+    const demoRoot = path.join(t.dir, ".local", "share", "recall", "demo");
+    const manifestFile = path.join(demoRoot, "demo-manifest.json");
+    const { showcase: _dropped, ...older } = JSON.parse(readFileSync(manifestFile, "utf8")) as {
+      showcase?: unknown;
+    };
+    writeFileSync(manifestFile, JSON.stringify(older));
+    const showcaseDir = path.join(demoRoot, ".claude", "projects", "-home-demo-code-design-system");
+    rmSync(showcaseDir, { recursive: true });
+    const upgraded = runCli(["start", "--no-serve"], env);
+    expect(upgraded.status, upgraded.stderr).toBe(0);
+    expect(upgraded.stdout).toMatch(/^Sample search: node \S+ search "session store decision"$/m);
+    expect(existsSync(showcaseDir)).toBe(true);
+    expect(JSON.parse(readFileSync(manifestFile, "utf8")).showcase.sessions).toBe(5);
     // The same home through a link: the same corpus, reused.
     const linked = `${t.dir}-link`;
     symlinkSync(t.dir, linked);

@@ -6,6 +6,7 @@ export {
   isManifestOf,
   MANIFEST_FILE,
   newerAgentPaths,
+  withShowcase,
   type DemoManifest,
 } from "../demo/index.js";
 export { makeDirs } from "../platform/make-dirs.js";

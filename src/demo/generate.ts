@@ -195,6 +195,21 @@ export async function generateDemoCorpus(options: DemoOptions): Promise<DemoMani
 }
 
 /**
+ * A demo corpus an earlier recall wrote before the showcase, with the showcase added as a new
+ * corpus has it (`npm start` reuses its corpus, and its sample search is the showcase's).
+ */
+export function withShowcase(manifest: DemoManifest): DemoManifest {
+  if (manifest.showcase) return manifest;
+  const showcase = {
+    ...generateShowcase(manifest.paths.claudeConfigDir, DEFAULT_BASE_TIME),
+    query: SHOWCASE_QUERY,
+  };
+  const updated = { ...manifest, showcase };
+  writeManifest(updated);
+  return updated;
+}
+
+/**
  * Cline, Kilo Code and Continue: a few sessions each from their own forked streams, written after
  * every other source so the rest of the corpus is byte for byte what it was before them.
  */

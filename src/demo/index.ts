@@ -3,7 +3,7 @@
  * benchmarks): Claude Code, Codex, opencode and Dyad data in their real on-disk formats under a
  * fake HOME, with planted needles and canaries reported in a manifest.
  */
-export { generateDemoCorpus, resolveSources, type ResolvedSpec } from "./generate.js";
+export { generateDemoCorpus, resolveSources, withShowcase, type ResolvedSpec } from "./generate.js";
 export {
   generateLargeClaudeTranscript,
   type LargeTranscriptOptions,

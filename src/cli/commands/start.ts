@@ -9,6 +9,7 @@ import {
   MANIFEST_FILE,
   type DemoManifest,
   makeRecallHome,
+  withShowcase,
 } from "../../app/demo.js";
 import { searchHistory, readSnapshot, queryTokens } from "../../app/search.js";
 import { openIndexToWrite, type Db } from "../../app/open-index.js";
@@ -40,7 +41,7 @@ async function demoCorpus(root: string, say: (line: string) => void): Promise<De
     }
     if (isManifestOf(manifest, root)) {
       say(`No agent history found on this machine; using the demo corpus in ${root}\n`);
-      return manifest;
+      return withShowcase(manifest);
     }
     // A corpus cut short is cleared and written again; anything else there is refused, named.
     prepareDemoFolder(root, false);
