@@ -68,7 +68,14 @@ export function lastLogged(db: Db, schema = "main"): number {
   return row.seq ?? 0;
 }
 
-/** Entries history.db has applied (recorded there) are no longer needed. */
-export function trimSplitLog(db: Db, through: number, schema = "main"): void {
-  db.prepare(`DELETE FROM "${schema}".${SPLIT_LOG} WHERE seq <= ?`).run(through);
+/**
+ * Entries history.db has applied (recorded there) are no longer needed: at most `limit` of them
+ * go in one statement (the log holds every write since the split began). Returns how many went.
+ */
+export function trimSplitLog(db: Db, through: number, schema = "main", limit = 2_000): number {
+  return db
+    .prepare(
+      `DELETE FROM "${schema}".${SPLIT_LOG} WHERE seq IN (SELECT seq FROM "${schema}".${SPLIT_LOG} WHERE seq <= ? ORDER BY seq LIMIT ?)`,
+    )
+    .run(through, limit).changes;
 }
