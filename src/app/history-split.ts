@@ -2,9 +2,10 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { RecallError } from "../core/errors.js";
-import { EMBEDDED_MIGRATIONS } from "../store/embedded-schema.js";
+import { threadCpuMs } from "../platform/thread-cpu.js";
+import { EMBEDDED_MIGRATIONS, legacyDropped } from "../store/embedded-schema.js";
 import { chooseEngine, type Engine } from "../store/fts-probe.js";
-import { mergeStep } from "../store/fts-merge.js";
+import { MERGE_STEP_PAGES, mergeStep } from "../store/fts-merge.js";
 import {
   applyLogStep,
   copyStep,
@@ -17,6 +18,7 @@ import {
   pendingLog,
   recordedPhase,
   rowPace,
+  type SplitPhase,
   setSplitMeta,
   splitMeta,
   switchStep,
@@ -24,6 +26,7 @@ import {
 } from "../store/history-split.js";
 import { backupDatabase, backupStamp, currentVersion, migrate } from "../store/migrate.js";
 import { openDatabase, type Db } from "../store/open.js";
+import { startCheckpointer, type Checkpointer } from "../store/wal-checkpointer.js";
 import { hasSplitLog, installSplitLog, removeSplitLog, trimSplitLog } from "../store/split-log.js";
 import { StepPace } from "./split-pace.js";
 import { verifySplit } from "./split-verify.js";
@@ -162,12 +165,12 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
   if (switches().splitOff) return finish(report);
 
   const pace = new StepPace(maxMs / 5, options.maxRows ?? SPLIT_DEFAULTS.maxRows);
-  const step = async <T>(phase: SplitStep["phase"] & SplitPhaseName, work: (pace: Pace) => T): Promise<T> => {
+  const step: Stepper = async (phase, work) => {
     const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
-    const result = work(pace.begin());
-    const cpu = process.cpuUsage(cpu0);
-    recordStep(report, phase, performance.now() - t0, (cpu.user + cpu.system) / 1000);
+    const cpu0 = threadCpuMs();
+    const result = work(pace.begin(phase));
+    pace.end(performance.now() - t0);
+    recordStep(report, phase, performance.now() - t0, threadCpuMs() - cpu0);
     report.batches++;
     await options.onStep?.({ phase, batch: report.batches });
     if (switches().splitOff) throw new SplitOff();
@@ -177,46 +180,30 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
 
   const host = openDatabase(options.hostFile, { keepJournalMode: true });
   let target: Db | null = null;
+  let checkpointer: Checkpointer | null = null;
   try {
-    let phase = recordedPhase(to);
+    const phase = recordedPhase(to);
     if (phase === "switched") {
       target = openSplitTarget(to, options.hostFile);
       return finish({ ...report, ...verified(target), status: "switched" });
     }
-    // A split whose log is gone (removed after a failure) cannot be resumed: it starts again.
-    if (phase !== null && !hasSplitLog(host)) phase = null;
-    if (phase === null) target = await beginSplit(host, to, options, report, maxMs, clock);
-    else target = openSplitTarget(to, options.hostFile);
+    target = await openOrBegin(host, to, phase, options, report, maxMs, clock);
     const db = target;
+    // Checkpoints off the host's thread while the split writes (store/wal-checkpointer.ts).
+    db.pragma("wal_autocheckpoint = 0");
+    checkpointer = startCheckpointer(to);
     report.backup = splitMeta(db, "backup") ?? null;
     report.engine = (splitMeta(db, "engine") as Engine | undefined) ?? null;
 
-    for (;;) {
-      const copied = await step("copy", (p) => {
-        const done = copyStep(db, p);
-        if (done !== null && !p.spent()) applyLogStep(db, p);
-        return done;
-      });
-      if (copied === null) break;
-      // FTS5 merges its segments only in these bounded steps (store/fts-merge.ts), never inside a copy step.
-      if (copied.table === "recall_documents" && copied.rows > 0)
-        while (await step("merge", () => mergeStep(db)));
-    }
-    while (pendingLog(db, pace.fits(LOG_KEY) + 1) > pace.fits(LOG_KEY))
-      await step("catch-up", (p) => applyLogStep(db, p));
+    await copyAll(db, step, pace);
     await options.onStep?.({ phase: "copied", batch: report.batches });
 
     const check = await verifySplit(db, step);
     if (check.reason !== undefined) {
-      setSplitMeta(db, "phase", "failed");
-      setSplitMeta(db, "failure", check.reason);
-      db.close();
+      await checkpointer.stop();
+      checkpointer = null;
       target = null;
-      const kept = `${to}.failed-${backupStamp(clock())}`;
-      renameSync(to, kept);
-      for (const suffix of ["-wal", "-shm"])
-        if (existsSync(to + suffix)) renameSync(to + suffix, kept + suffix);
-      removeSplitLog(host);
+      const kept = keepFailed(db, host, to, check.reason, clock);
       return finish({ ...report, status: "failed", reason: check.reason, kept });
     }
     while (!(await step("switch", () => switchStep(db, pace.fits(LOG_KEY)))))
@@ -234,9 +221,66 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     if (error instanceof SplitOff) return finish(report);
     throw error;
   } finally {
+    await checkpointer?.stop();
     target?.close();
     host.close();
   }
+}
+
+type Stepper = <T>(phase: SplitStep["phase"] & SplitPhaseName, work: (pace: Pace) => T) => Promise<T>;
+
+/** The copy, table by table, each step applying the log after it when time is left; then the log caught up. */
+async function copyAll(db: Db, step: Stepper, pace: StepPace): Promise<void> {
+  // Pages of one merge step: the indexer's MERGE_STEP_PAGES at most, fewer when pages cost more.
+  const merge = (p: Pace) => {
+    const pages = Math.min(MERGE_STEP_PAGES, p.rows("merge"));
+    const merged = mergeStep(db, pages);
+    p.took("merge", pages);
+    return merged;
+  };
+  for (;;) {
+    const copied = await step("copy", (p) => {
+      const done = copyStep(db, p);
+      if (done !== null && !p.spent()) applyLogStep(db, p);
+      return done;
+    });
+    if (copied === null) break;
+    // FTS5 merges its segments only in these bounded steps (store/fts-merge.ts), never inside a copy step.
+    if (copied.table === "recall_documents" && copied.rows > 0) while (await step("merge", merge));
+  }
+  while (pendingLog(db, pace.fits(LOG_KEY) + 1) > pace.fits(LOG_KEY))
+    await step("catch-up", (p) => applyLogStep(db, p));
+}
+
+/** A failed verification: recorded, history.db closed and kept aside, the host's log removed. Returns where it is. */
+function keepFailed(db: Db, host: Db, to: string, reason: string, clock: () => number): string {
+  setSplitMeta(db, "phase", "failed");
+  setSplitMeta(db, "failure", reason);
+  db.close();
+  const kept = `${to}.failed-${backupStamp(clock())}`;
+  renameSync(to, kept);
+  for (const suffix of ["-wal", "-shm"]) if (existsSync(to + suffix)) renameSync(to + suffix, kept + suffix);
+  removeSplitLog(host);
+  return kept;
+}
+
+/** history.db to resume, or a new split begun (also when the log of one is gone: removed after a failure). */
+async function openOrBegin(
+  host: Db,
+  to: string,
+  phase: SplitPhase | null,
+  options: SplitOptions,
+  report: SplitReport,
+  maxMs: number,
+  clock: () => number,
+): Promise<Db> {
+  if (legacyDropped(host))
+    throw new RecallError(
+      "Conflict",
+      `${options.hostFile}'s legacy tables were dropped but ${to} is not a switched history.db: restore it, or the host from its drop-legacy backup`,
+    );
+  if (phase !== null && hasSplitLog(host)) return openSplitTarget(to, options.hostFile);
+  return beginSplit(host, to, options, report, maxMs, clock);
 }
 
 /**
@@ -259,7 +303,10 @@ async function beginSplit(
     );
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${to}${suffix}`, { force: true });
   const backupDir = options.backupDir ?? `${options.hostFile}.recall-backups`;
-  report.backup = path.join(backupDir, `${path.basename(options.hostFile)}.split.${backupStamp(clock())}.bak`);
+  report.backup = path.join(
+    backupDir,
+    `${path.basename(options.hostFile)}.split.${backupStamp(clock())}.bak`,
+  );
   const backupStarted = performance.now();
   await backupDatabase(host, report.backup, {
     budgetMs: maxMs / 5,

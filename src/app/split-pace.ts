@@ -1,6 +1,10 @@
 import { performance } from "node:perf_hooks";
 import type { Pace } from "../store/history-split.js";
 
+/** The most a step's commit may shrink its chunks' budget by (a few slow commits on a busy machine). */
+const MAX_OVERHEAD = 8;
+/** A chunk takes at most this share of what is left of the budget: one dear chunk overruns less. */
+const CHUNKS = 2;
 /** Rows in the first chunk of a kind not measured yet: small, so a heavy kind cannot overrun. */
 const FIRST_CHUNK = 4;
 
@@ -14,6 +18,10 @@ const FIRST_CHUNK = 4;
 export class StepPace implements Pace {
   private started = 0;
   private taken = 0;
+  private lastTook = 0;
+  private kind = "";
+  /** Per kind of step: its whole time over its chunks' time (the commit after them: FTS5's flush, the WAL write). */
+  private readonly overhead = new Map<string, number>();
   private chunkStarted = 0;
   private readonly perRowMs = new Map<string, number>();
 
@@ -23,11 +31,29 @@ export class StepPace implements Pace {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** A new step: the budget and the row cap start again (the costs learned stay). */
-  begin(): this {
+  /** A new step of `kind`: the budget and the row cap start again (the costs learned stay). */
+  begin(kind: string): this {
+    this.kind = kind;
     this.started = this.now();
+    this.lastTook = this.started;
     this.taken = 0;
     return this;
+  }
+
+  /**
+   * The step is over, `totalMs` in all: what it took beyond its chunks (a commit flushes FTS5's
+   * terms and writes the WAL) shrinks the chunks' share of the next step's budget of this kind.
+   */
+  end(totalMs: number): void {
+    const work = this.lastTook - this.started;
+    if (work <= 0.5) return;
+    const ratio = Math.min(MAX_OVERHEAD, Math.max(1, totalMs / work));
+    const before = this.overhead.get(this.kind) ?? 1;
+    this.overhead.set(this.kind, Math.max(ratio, (before + ratio) / 2));
+  }
+
+  private get budget(): number {
+    return this.budgetMs / (this.overhead.get(this.kind) ?? 1);
   }
 
   rows(key: string): number {
@@ -37,12 +63,13 @@ export class StepPace implements Pace {
     const fit =
       cost === undefined
         ? FIRST_CHUNK
-        : Math.floor((this.budgetMs - (this.chunkStarted - this.started)) / Math.max(cost, 1e-3));
+        : Math.floor((this.budget - (this.chunkStarted - this.started)) / CHUNKS / Math.max(cost, 1e-3));
     return Math.max(1, Math.min(left, fit));
   }
 
   took(key: string, rows: number): void {
     this.taken += rows;
+    this.lastTook = this.now();
     if (rows === 0) return;
     const cost = (this.now() - this.chunkStarted) / rows;
     const before = this.perRowMs.get(key);
@@ -50,7 +77,7 @@ export class StepPace implements Pace {
   }
 
   spent(): boolean {
-    return this.taken >= this.maxRows || this.now() - this.started >= this.budgetMs;
+    return this.taken >= this.maxRows || this.now() - this.started >= this.budget;
   }
 
   /** How many rows of `key` one step is expected to take within the budget (at least 1). */

@@ -5,6 +5,7 @@ import type { Engine } from "./fts-probe.js";
 import { registerFunctions } from "./history-store.js";
 import type { Migration } from "./migrate.js";
 import { openDatabase, type Db } from "./open.js";
+import { DIRTY_QUEUES } from "./embedded-schema.js";
 import { legacyTables, SPLIT_LOG } from "./split-log.js";
 import { statement } from "./statements.js";
 
@@ -335,4 +336,16 @@ export function switchStep(db: Db, fits: number): boolean {
       return true;
     })
     .immediate();
+}
+
+/**
+ * --drop-legacy on history.db's side: its copies of the dirty queues go (the host's, which the
+ * host's triggers fill, are the ones its indexer drains now: a name history.db lacks is found in
+ * the attached host's file), and the drop is recorded.
+ */
+export function dropQueueCopies(db: Db, at: string): void {
+  db.transaction(() => {
+    for (const name of DIRTY_QUEUES) db.exec(`DROP TABLE IF EXISTS main."${name}"`);
+    setSplitMeta(db, "legacy_dropped_at", at);
+  })();
 }

@@ -42,15 +42,20 @@ export function installSplitLog(db: Db): void {
 
 /** Removes the log and its triggers (a failed split): the host's schema is as it was before. */
 export function removeSplitLog(db: Db): void {
+  db.transaction(() => {
+    removeSplitTriggers(db);
+    db.exec(`DROP TABLE IF EXISTS ${SPLIT_LOG}`);
+  }).immediate();
+}
+
+/** The log's triggers alone (--drop-legacy: nothing more is logged; what is logged is still applied). */
+export function removeSplitTriggers(db: Db): void {
   const triggers = db
     .prepare(
       `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '${TRIGGER_PREFIX}%' AND tbl_name LIKE 'recall\\_%' ESCAPE '\\'`,
     )
     .all() as { name: string }[];
-  db.transaction(() => {
-    for (const { name } of triggers) db.exec(`DROP TRIGGER IF EXISTS "${name}"`);
-    db.exec(`DROP TABLE IF EXISTS ${SPLIT_LOG}`);
-  }).immediate();
+  for (const { name } of triggers) db.exec(`DROP TRIGGER IF EXISTS "${name}"`);
 }
 
 export function hasSplitLog(db: Db, schema = "main"): boolean {

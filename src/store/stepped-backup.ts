@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { RecallError } from "../core/errors.js";
+import { threadCpuMs } from "../platform/thread-cpu.js";
 import type { Db } from "./open.js";
 
 export interface BackupStep {
@@ -22,7 +23,7 @@ export interface BackupSteps {
 /** Restarts of an online backup of a rollback-journal host before it gives up (see below). */
 export const MAX_BACKUP_RESTARTS = 8;
 const MIN_PAGES = 8;
-const MAX_PAGES = 4_096;
+const MAX_PAGES = 256;
 
 /**
  * The shared executor's protected backup (store/migrate.ts's backupDatabase) in bounded steps:
@@ -62,14 +63,14 @@ export async function steppedBackup(db: Db, target: string, steps: BackupSteps):
 
 async function copyInSteps(db: Db, target: string, steps: BackupSteps): Promise<void> {
   let mark = performance.now();
-  let cpuMark = process.cpuUsage();
+  let cpuMark = threadCpuMs();
   let remaining = Infinity;
   let restarts = 0;
   let perPageMs: number | null = null;
   await db.backup(target, {
     progress: ({ totalPages, remainingPages }) => {
       const now = performance.now();
-      const cpu = process.cpuUsage(cpuMark);
+      const cpuMs = threadCpuMs() - cpuMark;
       const pages = remaining === Infinity ? totalPages - remainingPages : remaining - remainingPages;
       if (remainingPages > remaining && ++restarts > MAX_BACKUP_RESTARTS)
         throw new RecallError(
@@ -77,13 +78,13 @@ async function copyInSteps(db: Db, target: string, steps: BackupSteps): Promise<
           `the host's database changed during each of ${MAX_BACKUP_RESTARTS} attempts at its backup; nothing was changed, try again when it writes less`,
         );
       remaining = remainingPages;
-      steps.onStep?.({ wallMs: now - mark, cpuMs: (cpu.user + cpu.system) / 1000, pages: Math.max(0, pages) });
+      steps.onStep?.({ wallMs: now - mark, cpuMs, pages: Math.max(0, pages) });
       if (pages > 0) {
         const cost = (now - mark) / pages;
         perPageMs = perPageMs === null ? cost : Math.max(cost, (perPageMs + cost) / 2);
       }
       mark = performance.now();
-      cpuMark = process.cpuUsage();
+      cpuMark = threadCpuMs();
       const next = perPageMs === null ? MIN_PAGES : Math.floor(steps.budgetMs / Math.max(perPageMs, 1e-3));
       return Math.max(MIN_PAGES, Math.min(MAX_PAGES, next));
     },
@@ -92,7 +93,9 @@ async function copyInSteps(db: Db, target: string, steps: BackupSteps): Promise<
 
 function tableNames(db: Db): string {
   return (
-    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[]
   )
     .map((r) => r.name)
     .join(",");
@@ -125,7 +128,8 @@ function quickCheckOffThread(file: string): Promise<{ result: string; tables: st
     });
     worker.once("error", reject);
     worker.once("exit", (code) => {
-      if (!answered) reject(new RecallError("Internal", `the check of backup ${file} stopped (exit ${code})`));
+      if (!answered)
+        reject(new RecallError("Internal", `the check of backup ${file} stopped (exit ${code})`));
     });
   });
 }
