@@ -10,14 +10,34 @@ export interface SplitFigures {
   wall: Figure;
   /** The split's own time (backup, copy, verification, switch) as it reports it. */
   total: Figure;
-  /** The host's backup first (online backup, then quick_check of the copy). */
+  /** The host's backup first (online backup in steps, then quick_check of the copy on a worker thread). */
   backup: Figure;
+  /** Of which the check of the copy (off the host's thread). */
+  backupCheck: Figure;
+  /** Each phase's steps (backup, copy, merge, catch-up, verify, switch, trim): count, totals, the longest. */
+  phases: Record<string, SplitPhaseFigures>;
   batches: Figure;
   longestBatch: Figure;
   /** The same step's CPU time: a busy machine's other processes make wall time longer. */
   longestBatchCpu: Figure;
   peakRss: Figure;
   historyBytes: Figure;
+}
+
+export interface SplitPhaseFigures {
+  steps: Figure;
+  wall: Figure;
+  cpu: Figure;
+  longest: Figure;
+  longestCpu: Figure;
+}
+
+interface PhaseReport {
+  steps: number;
+  wallMs: number;
+  cpuMs: number;
+  longestMs: number;
+  longestCpuMs: number;
 }
 
 const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
@@ -48,6 +68,8 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
     longestBatchMs: number;
     longestBatchCpuMs: number;
     backupMs: number;
+    backupCheckMs?: number;
+    phases?: Record<string, PhaseReport>;
     reason?: string;
   };
   if (report.status !== "switched")
@@ -62,6 +84,19 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
     wall: fig(round(wall / 1000, 1), "s"),
     total: fig(round(report.totalMs / 1000, 1), "s"),
     backup: fig(round(report.backupMs / 1000, 1), "s"),
+    backupCheck: fig(round((report.backupCheckMs ?? 0) / 1000, 1), "s"),
+    phases: Object.fromEntries(
+      Object.entries(report.phases ?? {}).map(([name, p]) => [
+        name,
+        {
+          steps: fig(p.steps, "steps"),
+          wall: fig(round(p.wallMs / 1000, 1), "s"),
+          cpu: fig(round(p.cpuMs / 1000, 1), "s"),
+          longest: fig(round(p.longestMs, 1), "ms"),
+          longestCpu: fig(round(p.longestCpuMs, 1), "ms"),
+        },
+      ]),
+    ),
     batches: fig(report.batches, "batches"),
     longestBatch: fig(round(report.longestBatchMs, 1), "ms"),
     longestBatchCpu: fig(round(report.longestBatchCpuMs, 1), "ms"),
