@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { fig, round, type Figure } from "./measure.js";
 
@@ -22,6 +23,9 @@ export interface SplitFigures {
   longestBatchCpu: Figure;
   peakRss: Figure;
   historyBytes: Figure;
+  /** The 1-minute load average when the split started and when it ended (a busy machine stretches wall times). */
+  loadBefore: Figure;
+  loadAfter: Figure;
 }
 
 export interface SplitPhaseFigures {
@@ -50,6 +54,7 @@ const MiB = 2 ** 20;
  */
 export function benchEmbeddedSplit(hostFile: string): SplitFigures {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing (run npm run build)`);
+  const loadBefore = loadavg()[0]!;
   const t0 = performance.now();
   const run = spawnSync(process.execPath, ["--import", HOOK, CLI, "split", "--db", hostFile, "--json"], {
     encoding: "utf8",
@@ -57,6 +62,7 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
     maxBuffer: 16 << 20,
   });
   const wall = performance.now() - t0;
+  const loadAfter = loadavg()[0]!;
   if (run.status !== 0)
     throw new Error(`recall split exited ${run.status}: ${run.stderr.trim().split("\n")[0]}`);
   const report = JSON.parse(run.stdout) as {
@@ -102,5 +108,7 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
     longestBatchCpu: fig(round(report.longestBatchCpuMs, 1), "ms"),
     peakRss: fig(rss ? round(Number(rss[1]) / MiB, 1) : null, "MiB"),
     historyBytes: fig(round(statSync(report.history).size / MiB, 1), "MiB"),
+    loadBefore: fig(round(loadBefore, 2), "runnable"),
+    loadAfter: fig(round(loadAfter, 2), "runnable"),
   };
 }

@@ -546,6 +546,11 @@ export function renderReport(result: BenchResult): string {
           return `${fmt(sp.documents)}; ${fmt(sp.total)} (${fmt(sp.backup)}, ${fmt(sp.backupCheck)}) / ${fmt(sp.wall)}; ${fmt(sp.batches)}, ${fmt(sp.longestBatch)} / ${fmt(sp.longestBatchCpu)}; ${fmt(sp.peakRss)}; ${fmt(sp.historyBytes)}`;
         },
       );
+      row("history.db split: load average (1 min) at its start / end", undefined, (x) =>
+        x.split && isAvailable(x.split) && x.split.loadBefore
+          ? `${num(x.split.loadBefore, 2)} / ${num(x.split.loadAfter, 2)}`
+          : "–",
+      );
       // A row per phase: the host's thread is held only by steps, so each phase's longest step is its cost to the host.
       for (const phase of ["backup", "copy", "merge", "catch-up", "verify", "switch", "trim"])
         if (c.split && isAvailable(c.split) && c.split.phases?.[phase])
