@@ -74,13 +74,16 @@ export interface SplitStep {
   batch: number;
 }
 
-/** One phase's steps: how many, their wall and CPU time in all, and the longest of each. */
+/** One phase's steps: how many, their wall and CPU time in all, the longest of each, and how many went over. */
 export interface PhaseFigures {
   steps: number;
   wallMs: number;
   cpuMs: number;
   longestMs: number;
   longestCpuMs: number;
+  /** Steps over the 50 ms bound in wall time, and over 25 ms (half of it) in CPU time. */
+  overWall: number;
+  overCpu: number;
 }
 
 export interface SplitReport {
@@ -144,8 +147,18 @@ function emptyReport(to: string): SplitReport {
 
 /** Adds one step's times to its phase's figures and to the longest of all. */
 export function recordStep(report: SplitReport, phase: SplitPhaseName, wallMs: number, cpuMs: number): void {
-  const f = (report.phases[phase] ??= { steps: 0, wallMs: 0, cpuMs: 0, longestMs: 0, longestCpuMs: 0 });
+  const f = (report.phases[phase] ??= {
+    steps: 0,
+    wallMs: 0,
+    cpuMs: 0,
+    longestMs: 0,
+    longestCpuMs: 0,
+    overWall: 0,
+    overCpu: 0,
+  });
   f.steps++;
+  if (wallMs > SPLIT_DEFAULTS.maxMs) f.overWall++;
+  if (cpuMs > SPLIT_DEFAULTS.maxMs / 2) f.overCpu++;
   f.wallMs += wallMs;
   f.cpuMs += cpuMs;
   f.longestMs = Math.max(f.longestMs, wallMs);

@@ -34,6 +34,9 @@ export interface SplitPhaseFigures {
   cpu: Figure;
   longest: Figure;
   longestCpu: Figure;
+  /** Steps over 50 ms wall, over 25 ms CPU. */
+  overWall: Figure;
+  overCpu: Figure;
 }
 
 interface PhaseReport {
@@ -42,6 +45,8 @@ interface PhaseReport {
   cpuMs: number;
   longestMs: number;
   longestCpuMs: number;
+  overWall?: number;
+  overCpu?: number;
 }
 
 const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
@@ -100,6 +105,8 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
           cpu: fig(round(p.cpuMs / 1000, 1), "s"),
           longest: fig(round(p.longestMs, 1), "ms"),
           longestCpu: fig(round(p.longestCpuMs, 1), "ms"),
+          overWall: fig(p.overWall ?? null, "steps"),
+          overCpu: fig(p.overCpu ?? null, "steps"),
         },
       ]),
     ),

@@ -555,12 +555,12 @@ export function renderReport(result: BenchResult): string {
       for (const phase of ["backup", "copy", "merge", "catch-up", "verify", "switch", "trim"])
         if (c.split && isAvailable(c.split) && c.split.phases?.[phase])
           row(
-            `history.db split, ${phase} steps: count; total wall / CPU; longest wall / CPU`,
+            `history.db split, ${phase} steps: count; total wall / CPU; longest wall / CPU; over 50 ms wall / 25 ms CPU`,
             undefined,
             (x) => {
               const p = x.split && isAvailable(x.split) ? x.split.phases?.[phase] : undefined;
               return p
-                ? `${fmt(p.steps)}; ${fmt(p.wall)} / ${fmt(p.cpu)}; ${fmt(p.longest)} / ${fmt(p.longestCpu)}`
+                ? `${fmt(p.steps)}; ${fmt(p.wall)} / ${fmt(p.cpu)}; ${fmt(p.longest)} / ${fmt(p.longestCpu)}; ${num(p.overWall, 0)} / ${num(p.overCpu, 0)}`
                 : "–";
             },
           );
