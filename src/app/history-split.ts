@@ -17,7 +17,6 @@ import {
   openSplitTarget,
   pendingLog,
   recordedPhase,
-  rowPace,
   type SplitPhase,
   setSplitMeta,
   splitMeta,
@@ -373,7 +372,8 @@ export function createForwarder(hostFile: string, to: string): Forwarder {
   return {
     step(rows, trim = true) {
       db ??= openSplitTarget(to, hostFile);
-      const applied = applyLogStep(db, rowPace(rows));
+      // At most `rows` entries and the split's step time (a reader forwards on the host's thread before it reads).
+      const applied = applyLogStep(db, new StepPace(SPLIT_DEFAULTS.maxMs / 5, rows).begin("forward"));
       // Also when nothing was applied: entries a killed split left applied and untrimmed go, a bounded few at a time.
       if (trim) trimSplitLog(db, Number(splitMeta(db, "applied_seq") ?? 0), LEGACY, rows);
       return applied;
