@@ -76,6 +76,7 @@ describe("recall split --drop-legacy", () => {
   afterEach(async () => {
     for (const c of cleanups.reverse()) await c();
     cleanups = [];
+    delete process.env.RECALL_SPLIT_READ;
   });
   const host = async () => {
     const t = tempDir();
@@ -106,6 +107,12 @@ describe("recall split --drop-legacy", () => {
     const ownBefore = hostTables(f.file);
     const documents = (f.db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n;
 
+    process.env.RECALL_SPLIT_READ = "legacy";
+    await expect(dropLegacy({ hostFile: f.file })).rejects.toThrow(
+      "--drop-legacy: RECALL_SPLIT_READ=legacy keeps readers on the legacy tables; unset it first",
+    );
+    delete process.env.RECALL_SPLIT_READ;
+    expect(hostTables(f.file)).toBe(ownBefore);
     const report = await dropLegacy({ hostFile: f.file });
     expect(report.dropped).toEqual(
       expect.arrayContaining(["recall_fts", "recall_documents", "recall_split_log"]),

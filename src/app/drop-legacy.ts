@@ -20,6 +20,7 @@ import { backupDatabase, backupStamp } from "../store/migrate.js";
 import { openDatabase, type Db } from "../store/open.js";
 import { hasSplitLog, removeSplitTriggers } from "../store/split-log.js";
 import { defaultHistoryFile, SPLIT_DEFAULTS } from "./history-split.js";
+import { splitSwitches } from "./split-switches.js";
 
 export interface DropLegacyOptions {
   hostFile: string;
@@ -68,6 +69,12 @@ export async function dropLegacy(options: DropLegacyOptions): Promise<DropLegacy
   try {
     const to = path.resolve(droppedTo(host) ?? options.to ?? defaultHistoryFile(options.hostFile));
     requireVerified(to, options.hostFile);
+    // Readers told to stay on the legacy tables would lose them: the operator unsets it first.
+    if (splitSwitches().readLegacy && !legacyDropped(host))
+      throw new RecallError(
+        "Usage",
+        "--drop-legacy: RECALL_SPLIT_READ=legacy keeps readers on the legacy tables; unset it first",
+      );
     let backup: string | null = null;
     if (!legacyDropped(host)) {
       const dir = options.backupDir ?? `${options.hostFile}.recall-backups`;
