@@ -70,8 +70,8 @@ function hasAnyTable(db: Db): boolean {
  * bounded (store/stepped-backup.ts: a host's thread keeps its turns during a large backup).
  */
 export async function backupDatabase(db: Db, target: string, steps?: BackupSteps): Promise<void> {
-  makePrivateDbFile(target);
   if (steps) return steppedBackup(db, target, steps);
+  makePrivateDbFile(target);
   await db.backup(target);
   const copy = new Database(target, { readonly: true, fileMustExist: true });
   try {

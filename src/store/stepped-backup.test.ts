@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
@@ -56,7 +57,9 @@ describe("the stepped protected backup", () => {
     const before = (reader.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n;
     const steps: BackupStep[] = [];
     let checkMs = -1;
-    const target = path.join(t.dir, "host.bak");
+    const target = path.join(t.dir, "host.db.split.1.bak");
+    // What a backup killed half-way left: the next one removes it.
+    writeFileSync(path.join(t.dir, "host.db.split.0.bak.partial"), "half");
     await backupDatabase(reader, target, {
       budgetMs: 2,
       onStep: (step) => steps.push(step),
@@ -72,6 +75,7 @@ describe("the stepped protected backup", () => {
     // The snapshot the backup began with: the rows written meanwhile are not in it.
     expect((copy.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(before);
     expect(copy.pragma("quick_check", { simple: true })).toBe("ok");
+    expect(readdirSync(t.dir).filter((n) => n.includes(".partial"))).toEqual([]);
   });
 
   it("gives up on a rollback-journal database written on every step, after a bounded number of restarts", async () => {
@@ -81,10 +85,11 @@ describe("the stepped protected backup", () => {
     cleanups.push(s.stop);
     const reader = new Database(s.file);
     cleanups.push(() => reader.close());
-    const error = await backupDatabase(reader, path.join(t.dir, "host.bak"), { budgetMs: 1 }).catch(
-      (e: unknown) => e,
-    );
+    const target = path.join(t.dir, "host.bak");
+    const error = await backupDatabase(reader, target, { budgetMs: 1 }).catch((e: unknown) => e);
     expect(isRecallError(error) && error.kind).toBe("Conflict");
+    expect(existsSync(target)).toBe(false);
+    expect(readdirSync(t.dir).filter((n) => n.includes(".partial"))).toEqual([]);
     expect((error as Error).message).toContain(`each of ${MAX_BACKUP_RESTARTS} attempts`);
   });
 });

@@ -1,9 +1,12 @@
+import { readdirSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { RecallError } from "../core/errors.js";
 import { threadCpuMs } from "../platform/thread-cpu.js";
 import type { Db } from "./open.js";
+import { makePrivateDbFile } from "./private-files.js";
 
 export interface BackupStep {
   wallMs: number;
@@ -40,6 +43,35 @@ const MAX_PAGES = 256;
  * MAX_BACKUP_RESTARTS it fails ("Conflict"); nothing has been changed yet, and a later run starts over.
  */
 export async function steppedBackup(db: Db, target: string, steps: BackupSteps): Promise<void> {
+  // Written under a name of its own and renamed once checked: a kill leaves a `.partial`, which the
+  // next backup of the same file into the same folder removes (a whole copy: GBs at 1M messages).
+  const partial = `${target}${PARTIAL}`;
+  removePartials(path.dirname(target), `${path.basename(db.name)}.`);
+  makePrivateDbFile(partial);
+  try {
+    await copyAndCheck(db, partial, steps);
+    renameSync(partial, target);
+  } finally {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${partial}${suffix}`, { force: true });
+  }
+}
+
+const PARTIAL = ".partial";
+
+/** Backups of `prefix`… left half-made in `dir` by a killed process (only this module writes `.partial` files). */
+function removePartials(dir: string, prefix: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // no folder yet: nothing left over
+  }
+  for (const name of names)
+    if (name.startsWith(prefix) && /\.partial(?:-wal|-shm|-journal)?$/.test(name))
+      rmSync(path.join(dir, name), { force: true });
+}
+
+async function copyAndCheck(db: Db, target: string, steps: BackupSteps): Promise<void> {
   const snapshot = !db.inTransaction && String(db.pragma("journal_mode", { simple: true })) === "wal";
   if (snapshot) {
     db.exec("BEGIN");
