@@ -94,4 +94,25 @@ describe("recall split", () => {
     expect(off.stderr.trim()).toMatch(/^recall: RECALL_SPLIT=off .*: unset it to split$/);
     expect(existsSync(path.join(dir, "off.history.db"))).toBe(false);
   });
+
+  it("--drop-legacy: refused in one line before the split, then after it the host keeps its own tables and `recall tool` answers as before", () => {
+    const file = host("drop");
+    const refused = runCli(["split", "--db", file, "--drop-legacy"]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim()).toMatch(
+      /^recall: --drop-legacy: .* not a split's history\.db; run `recall split --db .*` until it reports the switch first$/,
+    );
+    const needle = manifest.needles.find((n) => n.source === "dyad")!;
+    const args = ["--app", String(needle.ref.appId), "--args", JSON.stringify({ query: needle.query })];
+    const before = runCli(["tool", "search_chats", "--attach", "--db", file, ...args]);
+    expect(split(file).status).toBe(0);
+    const dropped = runCli(["split", "--db", file, "--drop-legacy", "--json"]);
+    expect(dropped.status, dropped.stderr).toBe(0);
+    const report = JSON.parse(dropped.stdout);
+    expect(report.dropped).toEqual(expect.arrayContaining(["recall_documents", "recall_fts"]));
+    expect(existsSync(report.backup)).toBe(true);
+    const after = runCli(["tool", "search_chats", "--attach", "--db", file, ...args]);
+    expect(after.status, after.stderr).toBe(0);
+    expect(after.stdout).toBe(before.stdout);
+  });
 });

@@ -12,7 +12,8 @@ import {
   type ChatIndexerOptions,
   type ChatSearchIndexer,
 } from "./embedded-indexer.js";
-import { EMBEDDED_MIGRATIONS, repairHostHooks } from "../store/embedded-schema.js";
+import { droppedTo, EMBEDDED_MIGRATIONS, repairHostHooks } from "../store/embedded-schema.js";
+import { attachDropped } from "./attach-dropped.js";
 import { createSplitRouting, type SplitAttachOptions } from "./split-routing.js";
 import type { SplitReport } from "./history-split.js";
 import { splitSwitches } from "./split-switches.js";
@@ -68,6 +69,8 @@ export async function attachChatSearch(db: Db, options: AttachOptions): Promise<
     backupDir: options.backupDir ?? (options.file ? `${options.file}.recall-backups` : "."),
   });
   repairHostHooks(db);
+  const dropped = droppedTo(db);
+  if (dropped !== null && options.file) return attachDropped(options.file, dropped, options, migration);
   if (options.split && !options.file)
     throw new RecallError("Validation", "the history.db split needs the host database's file");
   // The routing is made after the indexer it asks about, which calls back into it lazily.

@@ -1,31 +1,34 @@
-import { createHash, type Hash } from "node:crypto";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { RecallError } from "../core/errors.js";
-import { EMBEDDED_MIGRATIONS } from "../store/embedded-schema.js";
+import { threadCpuMs } from "../platform/thread-cpu.js";
+import { EMBEDDED_MIGRATIONS, legacyDropped } from "../store/embedded-schema.js";
 import { chooseEngine, type Engine } from "../store/fts-probe.js";
-import { mergeStep } from "../store/fts-merge.js";
+import { MERGE_STEP_PAGES, mergeStep } from "../store/fts-merge.js";
 import {
   applyLogStep,
   copyStep,
-  dumpRows,
-  ftsRowsAfter,
   historyDbV1,
   HISTORY_DB_VERSIONS,
   LEGACY,
   lastLoggedSeq,
+  LOG_KEY,
   openSplitTarget,
   pendingLog,
   recordedPhase,
+  type SplitPhase,
   setSplitMeta,
   splitMeta,
-  splitTables,
   switchStep,
+  type Pace,
 } from "../store/history-split.js";
 import { backupDatabase, backupStamp, currentVersion, migrate } from "../store/migrate.js";
 import { openDatabase, type Db } from "../store/open.js";
+import { startCheckpointer, type Checkpointer } from "../store/wal-checkpointer.js";
 import { hasSplitLog, installSplitLog, removeSplitLog, trimSplitLog } from "../store/split-log.js";
+import { StepPace } from "./split-pace.js";
+import { verifySplit } from "./split-verify.js";
 import { splitSwitches, type SplitSwitches } from "./split-switches.js";
 
 /**
@@ -50,7 +53,10 @@ export interface SplitOptions {
   to?: string;
   /** Where the host's backup goes (default: the host file's .recall-backups folder, as attach's). */
   backupDir?: string;
-  /** Bounds on one step: at most maxRows rows, and rows halved while a step takes over half of maxMs. */
+  /**
+   * Bounds on one step: at most maxRows rows, and chunks of rows taken until a fifth of maxMs is
+   * spent (app/split-pace.ts), which leaves the rest of maxMs for the commit and a busy machine.
+   */
   maxRows?: number;
   maxMs?: number;
   /** Called between steps (tests: sample readers, corrupt a row, abort by throwing). */
@@ -60,9 +66,23 @@ export interface SplitOptions {
   clock?: () => number;
 }
 
+export type SplitPhaseName = "backup" | "copy" | "merge" | "catch-up" | "verify" | "switch" | "trim";
+
 export interface SplitStep {
-  phase: "copy" | "merge" | "catch-up" | "copied" | "verify" | "switch";
+  phase: Exclude<SplitPhaseName, "backup"> | "copied";
   batch: number;
+}
+
+/** One phase's steps: how many, their wall and CPU time in all, the longest of each, and how many went over. */
+export interface PhaseFigures {
+  steps: number;
+  wallMs: number;
+  cpuMs: number;
+  longestMs: number;
+  longestCpuMs: number;
+  /** Steps over the 50 ms bound in wall time, and over 25 ms (half of it) in CPU time. */
+  overWall: number;
+  overCpu: number;
 }
 
 export interface SplitReport {
@@ -76,20 +96,20 @@ export interface SplitReport {
   /** Why verification failed, in one line; and where the half-made history.db was kept. */
   reason?: string;
   kept?: string;
+  /** Steps after the backup (each one onStep call). */
   batches: number;
+  /** The longest step of any phase, the backup's included, in wall and in CPU time. */
   longestBatchMs: number;
   /**
    * The longest step in CPU time: what a step costs the host's thread, apart from the time a
    * busy machine runs other processes in the middle of one (wall time above includes that).
    */
   longestBatchCpuMs: number;
-  /**
-   * The host's backup, before the first step: SQLite's online backup (in steps) and the shared
-   * executor's check of the copy (quick_check: one call, which a step bound does not cover).
-   */
+  /** The host's backup, before the first step: its steps and its check (off the host's thread). */
   backupMs: number;
-  /** The longest step of each phase. */
-  longestByPhase: Partial<Record<SplitStep["phase"], number>>;
+  backupCheckMs: number;
+  /** Each phase's steps (backup steps: upper bounds, each includes its event-loop turn). */
+  phases: Partial<Record<SplitPhaseName, PhaseFigures>>;
   totalMs: number;
 }
 
@@ -105,14 +125,8 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Stops a split between steps when RECALL_SPLIT=off is set meanwhile. */
 class SplitOff extends Error {}
 
-export async function runSplit(options: SplitOptions): Promise<SplitReport> {
-  const started = performance.now();
-  const switches = options.switches ?? (() => splitSwitches());
-  const clock = options.clock ?? Date.now;
-  const to = path.resolve(options.to ?? defaultHistoryFile(options.hostFile));
-  const maxRows = options.maxRows ?? SPLIT_DEFAULTS.maxRows;
-  const maxMs = options.maxMs ?? SPLIT_DEFAULTS.maxMs;
-  const report: SplitReport = {
+function emptyReport(to: string): SplitReport {
+  return {
     status: "off",
     history: to,
     backup: null,
@@ -124,27 +138,52 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     longestBatchMs: 0,
     longestBatchCpuMs: 0,
     backupMs: 0,
-    longestByPhase: {},
+    backupCheckMs: 0,
+    phases: {},
     totalMs: 0,
   };
+}
+
+/** Adds one step's times to its phase's figures and to the longest of all. */
+export function recordStep(report: SplitReport, phase: SplitPhaseName, wallMs: number, cpuMs: number): void {
+  const f = (report.phases[phase] ??= {
+    steps: 0,
+    wallMs: 0,
+    cpuMs: 0,
+    longestMs: 0,
+    longestCpuMs: 0,
+    overWall: 0,
+    overCpu: 0,
+  });
+  f.steps++;
+  if (wallMs > SPLIT_DEFAULTS.maxMs) f.overWall++;
+  if (cpuMs > SPLIT_DEFAULTS.maxMs / 2) f.overCpu++;
+  f.wallMs += wallMs;
+  f.cpuMs += cpuMs;
+  f.longestMs = Math.max(f.longestMs, wallMs);
+  f.longestCpuMs = Math.max(f.longestCpuMs, cpuMs);
+  report.longestBatchMs = Math.max(report.longestBatchMs, wallMs);
+  report.longestBatchCpuMs = Math.max(report.longestBatchCpuMs, cpuMs);
+}
+
+export async function runSplit(options: SplitOptions): Promise<SplitReport> {
+  const started = performance.now();
+  const switches = options.switches ?? (() => splitSwitches());
+  const clock = options.clock ?? Date.now;
+  const to = path.resolve(options.to ?? defaultHistoryFile(options.hostFile));
+  const maxMs = options.maxMs ?? SPLIT_DEFAULTS.maxMs;
+  const report = emptyReport(to);
   const finish = (r: SplitReport) => ({ ...r, totalMs: performance.now() - started });
   if (switches().splitOff) return finish(report);
 
-  // Rows per step adapt so a step stays near a fifth of the bound (a row's size varies by table),
-  // leaving room for a busy machine's stalls under the bound itself.
-  let rows = Math.min(maxRows, 100);
-  const step = async <T>(phase: SplitStep["phase"], work: (rows: number) => T): Promise<T> => {
+  const pace = new StepPace(maxMs / 5, options.maxRows ?? SPLIT_DEFAULTS.maxRows);
+  const step: Stepper = async (phase, work) => {
     const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
-    const result = work(rows);
-    const took = performance.now() - t0;
-    const cpu = process.cpuUsage(cpu0);
-    report.longestBatchCpuMs = Math.max(report.longestBatchCpuMs, (cpu.user + cpu.system) / 1000);
+    const cpu0 = threadCpuMs();
+    const result = work(pace.begin(phase));
+    pace.end(performance.now() - t0);
+    recordStep(report, phase, performance.now() - t0, threadCpuMs() - cpu0);
     report.batches++;
-    report.longestBatchMs = Math.max(report.longestBatchMs, took);
-    report.longestByPhase[phase] = Math.max(report.longestByPhase[phase] ?? 0, took);
-    if (took > maxMs / 5) rows = Math.max(1, Math.floor(rows / 2));
-    else if (took < maxMs / 10) rows = Math.min(maxRows, Math.ceil(rows * 1.25));
     await options.onStep?.({ phase, batch: report.batches });
     if (switches().splitOff) throw new SplitOff();
     await yieldNow();
@@ -153,88 +192,156 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
 
   const host = openDatabase(options.hostFile, { keepJournalMode: true });
   let target: Db | null = null;
+  let checkpointer: Checkpointer | null = null;
   try {
-    let phase = recordedPhase(to);
+    const phase = recordedPhase(to);
     if (phase === "switched") {
       target = openSplitTarget(to, options.hostFile);
       return finish({ ...report, ...verified(target), status: "switched" });
     }
-    // A split whose log is gone (removed after a failure) cannot be resumed: it starts again.
-    if (phase !== null && !hasSplitLog(host)) phase = null;
-    if (phase === null) {
-      const latest = EMBEDDED_MIGRATIONS.at(-1)!.version;
-      if (currentVersion(host) !== latest)
-        throw new RecallError(
-          "Validation",
-          `${options.hostFile} holds no current embedded index (schema ${currentVersion(host)}, not ${latest}); attach chat search to it first`,
-        );
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${to}${suffix}`, { force: true });
-      const backupDir = options.backupDir ?? `${options.hostFile}.recall-backups`;
-      report.backup = path.join(
-        backupDir,
-        `${path.basename(options.hostFile)}.split.${backupStamp(clock())}.bak`,
-      );
-      const backupStarted = performance.now();
-      await backupDatabase(host, report.backup);
-      report.backupMs = performance.now() - backupStarted;
-      installSplitLog(host);
-      target = openSplitTarget(to, options.hostFile);
-      await migrate({
-        db: target,
-        file: to,
-        migrations: [historyDbV1],
-        context: {
-          engine: chooseEngine(undefined, options.probe),
-          appliedSeq: lastLoggedSeq(target),
-          backup: report.backup,
-          at: clock(),
-        },
-        backupDir: path.dirname(to),
-        versionTable: HISTORY_DB_VERSIONS,
-      });
-    } else target = openSplitTarget(to, options.hostFile);
+    target = await openOrBegin(host, to, phase, options, report, maxMs, clock);
     const db = target;
+    // Checkpoints off the host's thread while the split writes (store/wal-checkpointer.ts).
+    db.pragma("wal_autocheckpoint = 0");
+    checkpointer = startCheckpointer(to);
     report.backup = splitMeta(db, "backup") ?? null;
     report.engine = (splitMeta(db, "engine") as Engine | undefined) ?? null;
 
-    for (;;) {
-      const copied = await step("copy", (n) => {
-        const done = copyStep(db, n);
-        if (done !== null) applyLogStep(db, n);
-        return done;
-      });
-      if (copied === null) break;
-      // FTS5 merges its segments only in these bounded steps (store/fts-merge.ts), never inside a copy step.
-      if (copied.table === "recall_documents" && copied.rows > 0)
-        while (await step("merge", () => mergeStep(db)));
-    }
-    while (pendingLog(db, rows + 1) > rows) await step("catch-up", (n) => applyLogStep(db, n));
+    await copyAll(db, step, pace);
     await options.onStep?.({ phase: "copied", batch: report.batches });
 
-    const check = await verify(db, step);
+    const check = await verifySplit(db, step);
     if (check.reason !== undefined) {
-      setSplitMeta(db, "phase", "failed");
-      setSplitMeta(db, "failure", check.reason);
-      db.close();
+      await checkpointer.stop();
+      checkpointer = null;
       target = null;
-      const kept = `${to}.failed-${backupStamp(clock())}`;
-      renameSync(to, kept);
-      for (const suffix of ["-wal", "-shm"])
-        if (existsSync(to + suffix)) renameSync(to + suffix, kept + suffix);
-      removeSplitLog(host);
+      const kept = keepFailed(db, host, to, check.reason, clock);
       return finish({ ...report, status: "failed", reason: check.reason, kept });
     }
-    while (!(await step("switch", (n) => switchStep(db, n))))
-      await step("catch-up", (n) => applyLogStep(db, n));
-    trimSplitLog(db, Number(splitMeta(db, "applied_seq")), LEGACY);
+    while (!(await step("switch", () => switchStep(db, pace.fits(LOG_KEY)))))
+      await step("catch-up", (p) => applyLogStep(db, p));
+    const through = Number(splitMeta(db, "applied_seq"));
+    const trim = (p: Pace) => {
+      const n = p.rows("trim");
+      const gone = trimSplitLog(db, through, LEGACY, n);
+      p.took("trim", gone);
+      return gone;
+    };
+    while ((await step("trim", trim)) > 0);
     return finish({ ...report, ...verified(db), status: "switched" });
   } catch (error) {
     if (error instanceof SplitOff) return finish(report);
     throw error;
   } finally {
+    await checkpointer?.stop();
     target?.close();
     host.close();
   }
+}
+
+type Stepper = <T>(phase: SplitStep["phase"] & SplitPhaseName, work: (pace: Pace) => T) => Promise<T>;
+
+/** The copy, table by table, each step applying the log after it when time is left; then the log caught up. */
+async function copyAll(db: Db, step: Stepper, pace: StepPace): Promise<void> {
+  // Pages of one merge step: the indexer's MERGE_STEP_PAGES at most, fewer when pages cost more.
+  const merge = (p: Pace) => {
+    const pages = Math.min(MERGE_STEP_PAGES, p.rows("merge"));
+    const merged = mergeStep(db, pages);
+    p.took("merge", pages);
+    return merged;
+  };
+  for (;;) {
+    const copied = await step("copy", (p) => {
+      const done = copyStep(db, p);
+      if (done !== null && !p.spent()) applyLogStep(db, p);
+      return done;
+    });
+    if (copied === null) break;
+    // FTS5 merges its segments only in these bounded steps (store/fts-merge.ts), never inside a copy step.
+    if (copied.table === "recall_documents" && copied.rows > 0) while (await step("merge", merge));
+  }
+  while (pendingLog(db, pace.fits(LOG_KEY) + 1) > pace.fits(LOG_KEY))
+    await step("catch-up", (p) => applyLogStep(db, p));
+}
+
+/** A failed verification: recorded, history.db closed and kept aside, the host's log removed. Returns where it is. */
+function keepFailed(db: Db, host: Db, to: string, reason: string, clock: () => number): string {
+  setSplitMeta(db, "phase", "failed");
+  setSplitMeta(db, "failure", reason);
+  db.close();
+  const kept = `${to}.failed-${backupStamp(clock())}`;
+  renameSync(to, kept);
+  for (const suffix of ["-wal", "-shm"]) if (existsSync(to + suffix)) renameSync(to + suffix, kept + suffix);
+  removeSplitLog(host);
+  return kept;
+}
+
+/** history.db to resume, or a new split begun (also when the log of one is gone: removed after a failure). */
+async function openOrBegin(
+  host: Db,
+  to: string,
+  phase: SplitPhase | null,
+  options: SplitOptions,
+  report: SplitReport,
+  maxMs: number,
+  clock: () => number,
+): Promise<Db> {
+  if (legacyDropped(host))
+    throw new RecallError(
+      "Conflict",
+      `${options.hostFile}'s legacy tables were dropped but ${to} is not a switched history.db: restore it, or the host from its drop-legacy backup`,
+    );
+  if (phase !== null && hasSplitLog(host)) return openSplitTarget(to, options.hostFile);
+  return beginSplit(host, to, options, report, maxMs, clock);
+}
+
+/**
+ * A split's start: the host's protected backup in bounded steps (the shared executor's, with its
+ * check), the change log on the host, and history.db made by its own migration.
+ */
+async function beginSplit(
+  host: Db,
+  to: string,
+  options: SplitOptions,
+  report: SplitReport,
+  maxMs: number,
+  clock: () => number,
+): Promise<Db> {
+  const latest = EMBEDDED_MIGRATIONS.at(-1)!.version;
+  if (currentVersion(host) !== latest)
+    throw new RecallError(
+      "Validation",
+      `${options.hostFile} holds no current embedded index (schema ${currentVersion(host)}, not ${latest}); attach chat search to it first`,
+    );
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${to}${suffix}`, { force: true });
+  const backupDir = options.backupDir ?? `${options.hostFile}.recall-backups`;
+  report.backup = path.join(
+    backupDir,
+    `${path.basename(options.hostFile)}.split.${backupStamp(clock())}.bak`,
+  );
+  const backupStarted = performance.now();
+  await backupDatabase(host, report.backup, {
+    budgetMs: maxMs / 5,
+    onStep: (s) => recordStep(report, "backup", s.wallMs, s.cpuMs),
+    onCheck: (ms) => (report.backupCheckMs = ms),
+  });
+  report.backupMs = performance.now() - backupStarted;
+  installSplitLog(host);
+  const target = openSplitTarget(to, options.hostFile);
+  await migrate({
+    db: target,
+    file: to,
+    migrations: [historyDbV1],
+    context: {
+      engine: chooseEngine(undefined, options.probe),
+      appliedSeq: lastLoggedSeq(target),
+      backup: report.backup,
+      at: clock(),
+    },
+    backupDir: path.dirname(to),
+    versionTable: HISTORY_DB_VERSIONS,
+  });
+  return target;
 }
 
 function verified(db: Db): Pick<SplitReport, "counts" | "hashes" | "verifiedAt" | "backup" | "engine"> {
@@ -245,95 +352,6 @@ function verified(db: Db): Pick<SplitReport, "counts" | "hashes" | "verifiedAt" 
     backup: splitMeta(db, "backup") ?? null,
     engine: (splitMeta(db, "engine") as Engine | undefined) ?? null,
   };
-}
-
-type Step = <T>(phase: SplitStep["phase"], work: (rows: number) => T) => Promise<T>;
-
-/**
- * One value of a row in the canonical dump: its type and exact value (integers are BigInt,
- * blobs hex), so no two different rows serialize alike.
- */
-function canonical(value: unknown): string {
-  if (value === null) return "n";
-  if (typeof value === "bigint") return `i${value}`;
-  if (typeof value === "number") return `r${value}`;
-  if (typeof value === "string") return `s${value.length}:${value}`;
-  if (Buffer.isBuffer(value)) return `b${value.toString("hex")}`;
-  throw new RecallError("Internal", `unexpected SQLite value of type ${typeof value}`);
-}
-
-/** Counts and hashes one table in one schema, a bounded step at a time; `after` is the last rowid taken. */
-async function dumpTable(db: Db, schema: "main" | typeof LEGACY, table: string, step: Step) {
-  const hash: Hash = createHash("sha256");
-  let count = 0;
-  let after = 0n;
-  for (;;) {
-    const more = await step("verify", (n) => {
-      const got = dumpRows(db, schema, table, after, n);
-      for (const row of got) hash.update(`${row.map(canonical).join("\u001f")}\n`);
-      count += got.length;
-      if (got.length > 0) after = got.at(-1)![0] as bigint;
-      return got.length > 0;
-    });
-    if (!more) break;
-  }
-  return { count, sha256: hash.digest("hex") };
-}
-
-/**
- * Verification over one snapshot of both files (a read transaction held across yields; a WAL
- * host keeps writing meanwhile): the log up to the snapshot is applied, then each table's count
- * and hash must be the legacy's, and every copied document must be in history.db's FTS5 index.
- * Recorded with the time when they all agree; else the first difference, in one line.
- */
-async function verify(db: Db, step: Step): Promise<{ reason?: string }> {
-  db.exec("BEGIN");
-  try {
-    const through = lastLoggedSeq(db);
-    while ((await step("verify", (n) => applyLogStep(db, n, through))) > 0);
-    const counts: Record<string, number> = {};
-    const hashes: Record<string, string> = {};
-    for (const { name } of splitTables(db)) {
-      const legacy = await dumpTable(db, LEGACY, name, step);
-      const copy = await dumpTable(db, "main", name, step);
-      if (legacy.count !== copy.count) {
-        db.exec("ROLLBACK");
-        return {
-          reason: `${name}: ${copy.count} rows in history.db against ${legacy.count} in the legacy table`,
-        };
-      }
-      if (legacy.sha256 !== copy.sha256) {
-        db.exec("ROLLBACK");
-        return {
-          reason: `${name}: the SHA-256 of history.db's rows differs from the legacy table's (${copy.sha256.slice(0, 12)} against ${legacy.sha256.slice(0, 12)})`,
-        };
-      }
-      counts[name] = legacy.count;
-      hashes[name] = legacy.sha256;
-    }
-    let indexed = 0;
-    let last = 0;
-    for (;;) {
-      const got = await step("verify", (n) => ftsRowsAfter(db, last, n));
-      if (got.last === null) break;
-      indexed += got.n;
-      last = got.last;
-    }
-    if (indexed !== counts.recall_documents) {
-      db.exec("ROLLBACK");
-      return {
-        reason: `recall_fts: ${indexed} documents indexed in history.db against ${counts.recall_documents ?? 0}`,
-      };
-    }
-    setSplitMeta(db, "verified_counts", JSON.stringify(counts));
-    setSplitMeta(db, "verified_hashes", JSON.stringify(hashes));
-    setSplitMeta(db, "verified_at", new Date().toISOString());
-    db.exec("COMMIT");
-    return {};
-  } catch (error) {
-    if (db.inTransaction) db.exec("ROLLBACK");
-    throw error;
-  }
 }
 
 /**
@@ -354,8 +372,10 @@ export function createForwarder(hostFile: string, to: string): Forwarder {
   return {
     step(rows, trim = true) {
       db ??= openSplitTarget(to, hostFile);
-      const applied = applyLogStep(db, rows);
-      if (applied > 0 && trim) trimSplitLog(db, Number(splitMeta(db, "applied_seq")), LEGACY);
+      // At most `rows` entries and the split's step time (a reader forwards on the host's thread before it reads).
+      const applied = applyLogStep(db, new StepPace(SPLIT_DEFAULTS.maxMs / 5, rows).begin("forward"));
+      // Also when nothing was applied: entries a killed split left applied and untrimmed go, a bounded few at a time.
+      if (trim) trimSplitLog(db, Number(splitMeta(db, "applied_seq") ?? 0), LEGACY, rows);
       return applied;
     },
     close() {

@@ -192,7 +192,8 @@ export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
 /**
  * Re-creates recall's triggers and index on the host's tables where they are missing, and then
  * queues every message and every moved chat again (what changed while they were gone is
- * unknown). Returns the names re-created.
+ * unknown). Returns the names re-created. After --drop-legacy, the queue-only hooks (the
+ * documents are in history.db, which no trigger of the host's can reach).
  */
 export function repairHostHooks(db: Db): string[] {
   const present = new Set(
@@ -202,13 +203,106 @@ export function repairHostHooks(db: Db): string[] {
       }[]
     ).map((r) => r.name),
   );
-  const missing = HOST_HOOKS.filter((h) => !present.has(h.name));
+  const dropped = legacyDropped(db);
+  const missing = hostHooks(dropped).filter((h) => !present.has(h.name));
   if (missing.length === 0) return [];
   db.transaction(() => {
     for (const hook of missing) db.exec(hook.sql);
     db.exec("INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages");
+    if (dropped) return;
     db.exec(MOVED_CHATS);
     db.exec(REALIGN_DOCUMENTS);
   }).immediate();
   return missing.map((h) => h.name);
+}
+
+/** The host's mark that --drop-legacy removed recall's legacy tables: where history.db is, when, the backup. */
+export const LEGACY_DROPPED = "recall_legacy_dropped";
+
+/**
+ * recall's tables a host keeps after --drop-legacy: the version record (attach's migration
+ * finds the index current), the dirty queues its triggers fill (a trigger writes only its own
+ * database; the indexer drains them into history.db) and the mark.
+ */
+export const DIRTY_QUEUES: readonly string[] = ["recall_dirty_messages", "recall_dirty_chats"];
+export const KEPT_AFTER_DROP: readonly string[] = ["recall_migrations", ...DIRTY_QUEUES, LEGACY_DROPPED];
+
+/**
+ * The hooks that wrote recall_documents in the host's own transaction, as they are once the
+ * documents live only in history.db: each queues what it touched, and the next drain removes or
+ * re-projects it (a message gone, or in a chat gone, is removed; a move is re-projected).
+ */
+const QUEUE_ONLY_HOOKS: Record<string, string> = {
+  recall_messages_delete: `CREATE TRIGGER IF NOT EXISTS recall_messages_delete AFTER DELETE ON messages BEGIN
+      INSERT OR IGNORE INTO recall_dirty_messages (message_id) VALUES (old.id);
+    END`,
+  recall_chats_app: `CREATE TRIGGER IF NOT EXISTS recall_chats_app AFTER UPDATE OF app_id ON chats BEGIN
+      INSERT OR IGNORE INTO recall_dirty_chats (chat_id) VALUES (new.id);
+    END`,
+  recall_messages_moved: `CREATE TRIGGER IF NOT EXISTS recall_messages_moved AFTER UPDATE OF chat_id ON messages BEGIN
+      INSERT OR IGNORE INTO recall_dirty_messages (message_id) VALUES (new.id);
+    END`,
+  recall_chats_delete: `CREATE TRIGGER IF NOT EXISTS recall_chats_delete AFTER DELETE ON chats BEGIN
+      INSERT OR IGNORE INTO recall_dirty_messages (message_id) SELECT id FROM messages WHERE chat_id = old.id;
+      DELETE FROM recall_dirty_chats WHERE chat_id = old.id;
+    END`,
+};
+
+function hostHooks(dropped: boolean): readonly { name: string; sql: string }[] {
+  return HOST_HOOKS.map((h) =>
+    dropped && QUEUE_ONLY_HOOKS[h.name] ? { ...h, sql: QUEUE_ONLY_HOOKS[h.name]! } : h,
+  );
+}
+
+export function legacyDropped(db: Db): boolean {
+  return (
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(LEGACY_DROPPED) !==
+    undefined
+  );
+}
+
+/** history.db's path as the mark records it, or null when the legacy tables are there. */
+export function droppedTo(db: Db): string | null {
+  if (!legacyDropped(db)) return null;
+  const row = db.prepare(`SELECT value FROM ${LEGACY_DROPPED} WHERE key = 'history'`).get() as
+    { value: string } | undefined;
+  return row?.value ?? null;
+}
+
+/**
+ * --drop-legacy's switch on the host, in the caller's write transaction: the hooks that wrote
+ * recall_documents queue instead, and the mark records where the documents are now.
+ */
+export function markLegacyDropped(db: Db, mark: { history: string; at: string; backup: string }): void {
+  for (const name of Object.keys(QUEUE_ONLY_HOOKS)) {
+    db.exec(`DROP TRIGGER IF EXISTS "${name}"`);
+    db.exec(QUEUE_ONLY_HOOKS[name]!);
+  }
+  db.exec(`CREATE TABLE IF NOT EXISTS ${LEGACY_DROPPED} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  const set = db.prepare(`INSERT OR REPLACE INTO ${LEGACY_DROPPED} (key, value) VALUES (?, ?)`);
+  for (const [key, value] of Object.entries(mark)) set.run(key, value);
+}
+
+/**
+ * recall's legacy tables left in a dropped host (virtual tables first: FTS5's shadow tables go
+ * with them), each removed by one DROP TABLE (dropLegacyTable).
+ */
+export function legacyLeft(db: Db): string[] {
+  const rows = db
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'recall\\_%' ESCAPE '\\' ORDER BY name",
+    )
+    .all() as { name: string; sql: string }[];
+  const virtual = rows.filter((r) => /^CREATE VIRTUAL TABLE/i.test(r.sql)).map((r) => r.name);
+  const shadow = (name: string) => virtual.some((v) => name.startsWith(`${v}_`));
+  return [
+    ...virtual,
+    ...rows
+      .map((r) => r.name)
+      .filter((n) => !virtual.includes(n) && !shadow(n) && !KEPT_AFTER_DROP.includes(n)),
+  ];
+}
+
+export function dropLegacyTable(db: Db, name: string): void {
+  db.transaction(() => db.exec(`DROP TABLE IF EXISTS "${name}"`)).immediate();
 }

@@ -25,11 +25,13 @@ export const BOUNDED_MERGE_POLICY_SQL = `
 /**
  * One bounded merge step; true when it merged anything (so another step may be due). Only
  * levels holding at least FTS5's `usermerge` (4) segments are merged, as automerge would.
+ * `pages`: about how many pages it writes (the split sizes it to its step's time).
  */
-export function mergeStep(db: Db): boolean {
+export function mergeStep(db: Db, pages = MERGE_STEP_PAGES): boolean {
   const changes = pluckedStatement(db, "SELECT total_changes()");
   const start = changes.get() as number;
-  statement(db, `INSERT INTO recall_fts (recall_fts, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`).run();
+  const n = Math.max(1, Math.floor(pages));
+  statement(db, `INSERT INTO recall_fts (recall_fts, rank) VALUES ('merge', ${n})`).run();
   // The command itself counts as one change; more means segments were written.
   return (changes.get() as number) - start > 1;
 }

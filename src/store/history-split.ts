@@ -5,6 +5,7 @@ import type { Engine } from "./fts-probe.js";
 import { registerFunctions } from "./history-store.js";
 import type { Migration } from "./migrate.js";
 import { openDatabase, type Db } from "./open.js";
+import { DIRTY_QUEUES } from "./embedded-schema.js";
 import { legacyTables, SPLIT_LOG } from "./split-log.js";
 import { statement } from "./statements.js";
 
@@ -21,6 +22,29 @@ const META = "recall_history_meta";
 const SPLIT_CACHE_KIB = 4096;
 
 export type SplitPhase = "copy" | "switched" | "failed";
+
+/**
+ * How much one step takes: the caller sizes each chunk of rows from what rows of that kind
+ * cost before (`key`: a table, or the log) and says when the step's time is spent, so a step
+ * stops after the chunk that spent it whatever its rows weigh (app/split-pace.ts).
+ */
+export interface Pace {
+  /** Rows for the next chunk of `key` (at least 1). */
+  rows(key: string): number;
+  /** The chunk just done took `rows` rows (fewer than asked: nothing more was there). */
+  took(key: string, rows: number): void;
+  spent(): boolean;
+}
+
+/** A pace of at most `max` rows and no time bound (readers' and the forwarder's small steps). */
+export function rowPace(max: number): Pace {
+  let taken = 0;
+  return {
+    rows: () => Math.max(1, max - taken),
+    took: (_key, rows) => void (taken += rows),
+    spent: () => taken >= max,
+  };
+}
 
 export interface HistoryDbContext {
   engine: Engine;
@@ -171,62 +195,84 @@ function indexDeferred(db: Db, table: string, from: number, to: number): void {
 }
 
 /**
- * Copies the next rows (at most maxRows, by rowid) of the first table not yet done, with its
- * cursor, in one transaction. Returns the rows copied, or null when every table is done.
+ * Copies the next rows of the first table not yet done, chunk by chunk (by rowid) until the
+ * pace is spent, with its cursor, in one transaction. A chunk that comes back short marks the
+ * table done. Returns the rows copied, or null when every table is done.
  */
-export function copyStep(db: Db, maxRows: number): { table: string; rows: number } | null {
+export function copyStep(db: Db, pace: Pace): { table: string; rows: number } | null {
   return db.transaction(() => {
     const table = splitTables(db).find((t) => splitMeta(db, doneKey(t.name)) === undefined);
     if (!table) return null;
-    const after = Number(splitMeta(db, cursorKey(table.name)) ?? 0);
-    const last = statement(
-      db,
-      `SELECT max(r) AS r, count(*) AS n FROM (SELECT rowid AS r FROM ${LEGACY}."${table.name}" WHERE rowid > ? ORDER BY rowid LIMIT ?)`,
-    ).get(after, maxRows) as { r: number | null; n: number };
-    if (last.r === null) {
-      setSplitMeta(db, doneKey(table.name), "1");
-      return { table: table.name, rows: 0 };
+    let after = Number(splitMeta(db, cursorKey(table.name)) ?? 0);
+    let copied = 0;
+    for (;;) {
+      const n = pace.rows(table.name);
+      const last = statement(
+        db,
+        `SELECT max(r) AS r, count(*) AS n FROM (SELECT rowid AS r FROM ${LEGACY}."${table.name}" WHERE rowid > ? ORDER BY rowid LIMIT ?)`,
+      ).get(after, n) as { r: number | null; n: number };
+      if (last.r !== null) {
+        statement(
+          db,
+          `INSERT OR REPLACE INTO main."${table.name}" (${table.copy}) SELECT ${table.copy} FROM ${LEGACY}."${table.name}" WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
+        ).run(after, last.r);
+        indexDeferred(db, table.name, after, last.r);
+        after = last.r;
+        copied += last.n;
+      }
+      pace.took(table.name, last.n);
+      if (last.n < n) {
+        setSplitMeta(db, doneKey(table.name), "1");
+        break;
+      }
+      if (pace.spent()) break;
     }
-    statement(
-      db,
-      `INSERT OR REPLACE INTO main."${table.name}" (${table.copy}) SELECT ${table.copy} FROM ${LEGACY}."${table.name}" WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
-    ).run(after, last.r);
-    indexDeferred(db, table.name, after, last.r);
-    setSplitMeta(db, cursorKey(table.name), String(last.r));
-    return { table: table.name, rows: last.n };
+    setSplitMeta(db, cursorKey(table.name), String(after));
+    return { table: table.name, rows: copied };
   })();
 }
 
 /**
- * Applies the next logged changes (at most maxRows, none past `through`) in one transaction:
- * each row the copy already passed is replaced by the legacy's row as it is now, or removed
- * when it is gone there. Returns how many entries were applied.
+ * Applies the next logged changes (none past `through`), chunk by chunk until the pace is spent,
+ * in one transaction: each row the copy already passed is replaced by the legacy's row as it is
+ * now, or removed when it is gone there. Returns how many entries were applied.
  */
-export function applyLogStep(db: Db, maxRows: number, through = Number.MAX_SAFE_INTEGER): number {
+export function applyLogStep(db: Db, pace: Pace, through = Number.MAX_SAFE_INTEGER): number {
   return db.transaction(() => {
-    const applied = Number(splitMeta(db, "applied_seq") ?? 0);
-    const entries = statement(
-      db,
-      `SELECT seq, tbl, rid FROM ${LEGACY}.${SPLIT_LOG} WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
-    ).all(applied, through, maxRows) as { seq: number; tbl: string; rid: number }[];
-    if (entries.length === 0) return 0;
+    let applied = Number(splitMeta(db, "applied_seq") ?? 0);
+    let total = 0;
     const tables = new Map(splitTables(db).map((t) => [t.name, t]));
-    for (const { tbl, rid } of entries) {
-      const table = tables.get(tbl);
-      if (!table) continue;
-      // Rows past the cursor of a table still being copied are copied as they are then.
-      if (splitMeta(db, doneKey(tbl)) === undefined && rid > Number(splitMeta(db, cursorKey(tbl)) ?? 0))
-        continue;
-      statement(db, `DELETE FROM main."${tbl}" WHERE rowid = ?`).run(rid);
-      statement(
+    for (;;) {
+      const n = pace.rows(LOG_KEY);
+      const entries = statement(
         db,
-        `INSERT OR REPLACE INTO main."${tbl}" (${table.copy}) SELECT ${table.copy} FROM ${LEGACY}."${tbl}" WHERE rowid = ?`,
-      ).run(rid);
-      indexDeferred(db, tbl, rid - 1, rid);
+        `SELECT seq, tbl, rid FROM ${LEGACY}.${SPLIT_LOG} WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+      ).all(applied, through, n) as { seq: number; tbl: string; rid: number }[];
+      for (const { tbl, rid } of entries) applyEntry(db, tables.get(tbl), rid);
+      pace.took(LOG_KEY, entries.length);
+      if (entries.length > 0) applied = entries.at(-1)!.seq;
+      total += entries.length;
+      if (entries.length < n || pace.spent()) break;
     }
-    setSplitMeta(db, "applied_seq", String(entries.at(-1)!.seq));
-    return entries.length;
+    if (total > 0) setSplitMeta(db, "applied_seq", String(applied));
+    return total;
   })();
+}
+
+/** The pace's key for log entries (a table's name keys its copy). */
+export const LOG_KEY = "recall_split_log";
+
+function applyEntry(db: Db, table: TableShape | undefined, rid: number): void {
+  if (!table) return;
+  const tbl = table.name;
+  // Rows past the cursor of a table still being copied are copied as they are then.
+  if (splitMeta(db, doneKey(tbl)) === undefined && rid > Number(splitMeta(db, cursorKey(tbl)) ?? 0)) return;
+  statement(db, `DELETE FROM main."${tbl}" WHERE rowid = ?`).run(rid);
+  statement(
+    db,
+    `INSERT OR REPLACE INTO main."${tbl}" (${table.copy}) SELECT ${table.copy} FROM ${LEGACY}."${tbl}" WHERE rowid = ?`,
+  ).run(rid);
+  indexDeferred(db, tbl, rid - 1, rid);
 }
 
 /** Logged changes not applied yet, counted up to `cap`. */
@@ -276,17 +322,30 @@ export function ftsRowsAfter(db: Db, after: number, limit: number): { n: number;
 }
 
 /**
- * The switch, when what is left of the log fits one step: under the host's write lock (no host
- * write can be logged meanwhile) the last entries are applied and history.db becomes the one
- * readers read. False when more came in (the caller applies it unlocked and tries again).
+ * The switch, when what is left of the log is at most `fits` entries (what the caller's pace
+ * says one step applies in its time): under the host's write lock (no host write can be logged
+ * meanwhile) the last entries are applied and history.db becomes the one readers read. False
+ * when more came in (the caller applies it unlocked and tries again).
  */
-export function switchStep(db: Db, maxRows: number): boolean {
+export function switchStep(db: Db, fits: number): boolean {
   return db
     .transaction(() => {
-      if (pendingLog(db, maxRows + 1) > maxRows) return false;
-      applyLogStep(db, maxRows);
+      if (pendingLog(db, fits + 1) > fits) return false;
+      applyLogStep(db, rowPace(fits));
       setSplitMeta(db, "phase", "switched");
       return true;
     })
     .immediate();
+}
+
+/**
+ * --drop-legacy on history.db's side: its copies of the dirty queues go (the host's, which the
+ * host's triggers fill, are the ones its indexer drains now: a name history.db lacks is found in
+ * the attached host's file), and the drop is recorded.
+ */
+export function dropQueueCopies(db: Db, at: string): void {
+  db.transaction(() => {
+    for (const name of DIRTY_QUEUES) db.exec(`DROP TABLE IF EXISTS main."${name}"`);
+    setSplitMeta(db, "legacy_dropped_at", at);
+  })();
 }

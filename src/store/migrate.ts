@@ -4,6 +4,7 @@ import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "./open.js";
 import { makePrivateDbFile } from "./private-files.js";
+import { steppedBackup, type BackupSteps } from "./stepped-backup.js";
 
 /** One schema step. `up` runs inside a transaction together with recording its version. */
 export interface Migration<C = void> {
@@ -65,9 +66,11 @@ function hasAnyTable(db: Db): boolean {
 
 /**
  * Takes an online backup through SQLite's backup API and proves it is usable: it opens,
- * passes quick_check and holds the same tables as the original.
+ * passes quick_check and holds the same tables as the original. With `steps`, every step is
+ * bounded (store/stepped-backup.ts: a host's thread keeps its turns during a large backup).
  */
-export async function backupDatabase(db: Db, target: string): Promise<void> {
+export async function backupDatabase(db: Db, target: string, steps?: BackupSteps): Promise<void> {
+  if (steps) return steppedBackup(db, target, steps);
   makePrivateDbFile(target);
   await db.backup(target);
   const copy = new Database(target, { readonly: true, fileMustExist: true });

@@ -42,15 +42,20 @@ export function installSplitLog(db: Db): void {
 
 /** Removes the log and its triggers (a failed split): the host's schema is as it was before. */
 export function removeSplitLog(db: Db): void {
+  db.transaction(() => {
+    removeSplitTriggers(db);
+    db.exec(`DROP TABLE IF EXISTS ${SPLIT_LOG}`);
+  }).immediate();
+}
+
+/** The log's triggers alone (--drop-legacy: nothing more is logged; what is logged is still applied). */
+export function removeSplitTriggers(db: Db): void {
   const triggers = db
     .prepare(
       `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '${TRIGGER_PREFIX}%' AND tbl_name LIKE 'recall\\_%' ESCAPE '\\'`,
     )
     .all() as { name: string }[];
-  db.transaction(() => {
-    for (const { name } of triggers) db.exec(`DROP TRIGGER IF EXISTS "${name}"`);
-    db.exec(`DROP TABLE IF EXISTS ${SPLIT_LOG}`);
-  }).immediate();
+  for (const { name } of triggers) db.exec(`DROP TRIGGER IF EXISTS "${name}"`);
 }
 
 export function hasSplitLog(db: Db, schema = "main"): boolean {
@@ -68,7 +73,14 @@ export function lastLogged(db: Db, schema = "main"): number {
   return row.seq ?? 0;
 }
 
-/** Entries history.db has applied (recorded there) are no longer needed. */
-export function trimSplitLog(db: Db, through: number, schema = "main"): void {
-  db.prepare(`DELETE FROM "${schema}".${SPLIT_LOG} WHERE seq <= ?`).run(through);
+/**
+ * Entries history.db has applied (recorded there) are no longer needed: at most `limit` of them
+ * go in one statement (the log holds every write since the split began). Returns how many went.
+ */
+export function trimSplitLog(db: Db, through: number, schema = "main", limit = 2_000): number {
+  return db
+    .prepare(
+      `DELETE FROM "${schema}".${SPLIT_LOG} WHERE seq IN (SELECT seq FROM "${schema}".${SPLIT_LOG} WHERE seq <= ? ORDER BY seq LIMIT ?)`,
+    )
+    .run(through, limit).changes;
 }

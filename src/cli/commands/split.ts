@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { attachChatSearch } from "../../app/attach-chat-search.js";
 import { openDatabase } from "../../app/host-database.js";
+import { dropLegacy } from "../../app/drop-legacy.js";
 import { describeSwitches, splitSwitches } from "../../app/split-switches.js";
 import { isRecallError, RecallError } from "../../core/errors.js";
 import { EXIT } from "../exit-codes.js";
@@ -22,13 +23,18 @@ export const splitCommand: CommandModule = {
       .description("move a host's embedded chat index out of its database into history.db, verified")
       .option("--db <file>", "the host's SQLite database")
       .option("--to <file>", "history.db's path (default: <db name>.history.db beside it)")
+      .option(
+        "--drop-legacy",
+        "after a verified switch: back up the host's database, then remove recall's legacy tables from it",
+      )
       .option("--json", "print JSON")
-      .action(async (flags: { db?: string; to?: string; json?: boolean }) => {
+      .action(async (flags: { db?: string; to?: string; json?: boolean; dropLegacy?: boolean }) => {
         if (!flags.db) throw new RecallError("Usage", "--db is required");
         const file = path.resolve(flags.db);
         if (!existsSync(file)) throw new RecallError("Usage", `--db ${flags.db}: no such file`);
         if (splitSwitches().splitOff)
           throw new RecallError("Usage", `${describeSwitches(splitSwitches())[0]}: unset it to split`);
+        if (flags.dropLegacy) return dropLegacyCommand(file, flags);
         const db = openDatabase(file, { keepJournalMode: true });
         try {
           // Brings the embedded index current first (its own backed-up migration), as a host's attach does.
@@ -61,3 +67,14 @@ export const splitCommand: CommandModule = {
       });
   },
 };
+
+/** `recall split --drop-legacy`: refused in one line (exit 2) unless the split verified and switched. */
+async function dropLegacyCommand(file: string, flags: { to?: string; json?: boolean }): Promise<void> {
+  const report = await dropLegacy({ hostFile: file, to: flags.to ? path.resolve(flags.to) : undefined });
+  if (flags.json) printJson(report);
+  else
+    process.stdout.write(
+      `removed ${report.dropped.length} legacy tables from ${file}${report.backup ? ` (backup ${report.backup})` : ""}; ` +
+        `it keeps ${report.kept.join(", ")}; readers and the indexer use ${report.history}\n`,
+    );
+}

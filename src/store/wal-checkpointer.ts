@@ -1,0 +1,46 @@
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/**
+ * WAL checkpoints of a file written in bounded steps, on a worker thread. A connection's
+ * automatic checkpoint runs inside the commit that crosses 1,000 WAL pages: it copies them into
+ * the database file and syncs it, which made one of the split's steps in a few hundred take
+ * 150 ms on the host's thread (50 ms of CPU). With the writer's automatic checkpoints off
+ * (`wal_autocheckpoint = 0`), this worker runs PASSIVE checkpoints every `everyMs` on its own
+ * connection (PASSIVE: it never waits for nor blocks the writer or readers), and a last one when
+ * stopped, so the WAL stays small and the writer's thread never copies or syncs it.
+ */
+export interface Checkpointer {
+  /** A last checkpoint, then the worker ends. */
+  stop(): Promise<void>;
+}
+
+const SCRIPT = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma("busy_timeout = 0");
+const checkpoint = () => {
+  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {}
+};
+const timer = setInterval(checkpoint, workerData.everyMs);
+parentPort.on("message", () => {
+  clearInterval(timer);
+  checkpoint();
+  db.close();
+  parentPort.close();
+});`;
+
+export function startCheckpointer(file: string, everyMs = 100): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  const worker = new Worker(SCRIPT, { eval: true, workerData: { driver, file, everyMs } });
+  const ended = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  // A worker that fails leaves the WAL to grow until the writer closes: never the split's failure.
+  worker.on("error", () => {});
+  return {
+    async stop() {
+      worker.postMessage("stop");
+      await ended;
+    },
+  };
+}
