@@ -23,12 +23,12 @@ import { compileTsquery, type TeamPass } from "./tsquery.js";
  *   3. when still short, OR-relaxed over the units, a window of RELAXED_WINDOW ordered by
  *      conversation evidence, marked relaxed.
  * Filters are SQL conditions inside every pass; row-level security has already limited the rows
- * to the member's teams' projects. Ranking is PostgreSQL's ts_rank_cd, not bm25 (docs/team.md
+ * to the member's teams' projects. Ranking is PostgreSQL's ts_rank, not bm25 (docs/team.md
  * measures how far the top 10 differ).
  */
 
 /**
- * ts_rank_cd (higher is better, about 0.01–1) onto bm25's scale (lower is better, about −5 to −20),
+ * ts_rank (higher is better, about 0.01–1) onto bm25's scale (lower is better, about −5 to −20),
  * so history-rank.ts's bonuses (−1 for a phrase or an exact form) weigh about as much as locally.
  */
 const RANK_SCALE = 100;
