@@ -57,6 +57,15 @@ describe("team input without a team store", () => {
     expect(conv.message).toContain("no team store is configured");
   });
 
+  it("says plainly when recall team needs a verb", () => {
+    const bare = runCli(["team"], home.env);
+    expect(bare.status).toBe(2);
+    expect(oneLine(bare.stderr)).toContain("recall team needs a verb: push, init, grant, revoke or assign");
+    const unknown = runCli(["team", "pull"], home.env);
+    expect(unknown.status).toBe(2);
+    expect(oneLine(unknown.stderr)).toContain("unknown team verb 'pull'");
+  });
+
   it("fails recall team push without a URL, a bad flag or a bad config, in one line", () => {
     const none = runCli(["team", "push"], { ...home.env, RECALL_TEAM_URL: "" });
     expect(none.status).toBe(1);

@@ -36,7 +36,16 @@ export const teamCommand: CommandModule = {
   register(program: Command, ctx) {
     const team = program
       .command("team")
-      .description("the team store: push this machine's history, administer teams");
+      .description("the team store (PostgreSQL): push, and the administrator's init, grant, revoke, assign")
+      .argument("[verb]")
+      .action((verb: string | undefined) => {
+        throw new RecallError(
+          "Usage",
+          verb === undefined
+            ? "recall team needs a verb: push, init, grant, revoke or assign"
+            : `unknown team verb '${verb}': use push, init, grant, revoke or assign`,
+        );
+      });
     team
       .command("push")
       .description(
