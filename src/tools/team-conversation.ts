@@ -106,7 +106,6 @@ async function pageBefore(
   limit: number,
   budget: number,
 ): Promise<{ records: ConversationRecord[]; prev: string | null }> {
-  if (limit === 0) return { records: [], prev: encodeTeamCursor(position) };
   const rows = await teamRecords(db, conversation, position, "backward", limit + 1);
   const records = fit(rows, limit, budget).reverse();
   const more = rows.length > records.length;
@@ -135,26 +134,25 @@ export async function readTeamConversation(
   const position = await teamPositionOf(db, conversation, args.around);
   if (!position) throw new RecallError("NotFound", "around: the hit is not in this conversation");
   // As locally: up to half of `limit` before the hit within half the budget, the rest from the hit on.
-  const older = await pageBefore(
-    db,
-    conversation,
-    position,
-    Math.floor(args.limit / 2),
-    GET_CONVERSATION_BUDGET_BYTES / 2,
-  );
+  const previous = (await teamRecords(db, conversation, position, "backward", 1))[0];
+  const olderLimit = Math.floor(args.limit / 2);
+  const older =
+    olderLimit > 0 && previous
+      ? await pageBefore(db, conversation, position, olderLimit, GET_CONVERSATION_BUDGET_BYTES / 2)
+      : { records: [], prev: previous ? encodeTeamCursor(position) : null };
   const olderBytes = older.records.reduce((n, r) => n + recordBytes(r), 0);
-  const justBefore = older.records.at(-1);
+  const justBefore = older.records.at(-1) ?? (previous ? toRecord(previous) : undefined);
   const newer = await forwardPage(
     db,
     conversation,
-    justBefore ? positionOf(justBefore) : { at: position.at, hitId: "" },
+    justBefore ? positionOf(justBefore) : null,
     args.limit - older.records.length,
     GET_CONVERSATION_BUDGET_BYTES - olderBytes - 512,
   );
   return {
     ...newer,
     records: [...older.records, ...newer.records],
-    prev: older.records.length > 0 ? older.prev : null,
+    prev: older.prev,
     focus: args.around,
   };
 }

@@ -110,6 +110,28 @@ describe.skipIf(skipTeam)("team store access (row-level security)", () => {
     const records = window.json.records as { id: string }[];
     expect(records.map((r) => r.id)).toContain(hit.id);
     expect(window.json.focus).toBe(hit.id);
+    if (window.json.prev) {
+      const older = await call(aliceMcp, "get_conversation", {
+        id: hit.conversation,
+        before: window.json.prev,
+        limit: 3,
+        scope: "team",
+      });
+      const olderIds = (older.json.records as { id: string }[]).map((r) => r.id);
+      expect(olderIds.length).toBeGreaterThan(0);
+      expect(olderIds.some((id) => records.some((r) => r.id === id))).toBe(false);
+    }
+    // Opened at the conversation's first record: nothing before it.
+    const start = await call(aliceMcp, "get_conversation", { id: hit.conversation, limit: 1, scope: "team" });
+    const firstId = (start.json.records as { id: string }[])[0]!.id;
+    const atStart = await call(aliceMcp, "get_conversation", {
+      id: hit.conversation,
+      around: firstId,
+      limit: 4,
+      scope: "team",
+    });
+    expect(atStart.json.prev).toBeNull();
+    expect((atStart.json.records as { id: string }[])[0]!.id).toBe(firstId);
     const first = await call(aliceMcp, "get_conversation", { id: hit.conversation, limit: 2, scope: "team" });
     expect((first.json.records as unknown[]).length).toBe(2);
     if (first.json.next) {
