@@ -10,7 +10,14 @@ import {
   type TeamSettings,
 } from "../team/connect.js";
 import { pushToTeam, PUSH_BATCH_DEFAULT, type PushProgress, type PushResult } from "../team/push.js";
-import { assignProject, createTeamSchema, grantTeam, revokeTeam, ROLE_NAME } from "../team/schema.js";
+import {
+  assignProject,
+  createTeamSchema,
+  grantTeam,
+  LEAKPROOF_STATEMENT,
+  revokeTeam,
+  ROLE_NAME,
+} from "../team/schema.js";
 import type { TeamAccess } from "../tools/team-access.js";
 import { openIndexToRead } from "./open-index.js";
 import { resolveProject } from "../platform/project.js";
@@ -83,8 +90,11 @@ export async function teamAdmin(env: Env, config: Config, action: TeamAdminVerb)
   const client = await teamClient(settings.url);
   try {
     if (action.verb === "init") {
-      await createTeamSchema(client);
-      return "team schema ready";
+      const { indexedMatch } = await createTeamSchema(client);
+      return indexedMatch
+        ? "team schema ready"
+        : "team schema ready; searches scan every readable row until a superuser runs, in this database: " +
+            `${LEAKPROOF_STATEMENT} (docs/team.md)`;
     }
     if (action.verb === "grant") {
       await grantTeam(client, action.member, action.team);

@@ -16,7 +16,8 @@
  *
  * --team (with RECALL_TEAM_URL or RECALL_TEST_PG_URL naming a role that may create databases and
  * roles) also pushes each history index to a scratch PostgreSQL team store and times every query
- * class there beside the local figures (src/bench/team.ts).
+ * class there beside the local figures (src/bench/team.ts); `--only team` runs just that (after
+ * generating and indexing the corpus).
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -87,6 +88,7 @@ export const SECTIONS = [
   "large",
   "locomo",
   "split",
+  "team",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -110,7 +112,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     scales: ["10k"],
     corpora: [...CORPORA],
     json: false,
-    only: new Set(SECTIONS.filter((s) => s !== "split")),
+    only: new Set(SECTIONS.filter((s) => s !== "split" && s !== "team")),
     queries: 200,
     seed: 7,
     locomo: Infinity,
@@ -304,7 +306,7 @@ async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName)
     try {
       const queries = buildQueries(corpus.queries, args.queries, { filtered: true, seed: args.seed });
       const samples = SAMPLES[scale];
-      if (args.team) {
+      if (args.team || wants(args, "team")) {
         const url = benchTeamUrl();
         result.team = url
           ? await benchTeam(store.db, store.engine, queries, url, step)
@@ -556,7 +558,10 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
       history: Object.fromEntries(args.corpora.map((c) => [c, { unavailable: "not selected" }])),
       chats: { unavailable: "not selected" },
     };
-    if (wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp", "dashboard")) {
+    if (
+      wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp", "dashboard", "team") ||
+      args.team
+    ) {
       for (const name of args.corpora) {
         try {
           result.history[name] = await historyScale(args, scale, name);

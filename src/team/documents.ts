@@ -147,60 +147,6 @@ export function teamFilterSql(filters: DocumentFilters, p: Params): string[] {
   return where;
 }
 
-/** A ranked team row: the fields of a hit and the rank (higher is better). */
-export interface TeamRow {
-  hit_id: string;
-  kind: string;
-  agent: string;
-  at: string;
-  project: string;
-  session: string | null;
-  job: string | null;
-  run: string | null;
-  message: string | null;
-  conversation: string | null;
-  cursor: string | null;
-  role: string;
-  title: string;
-  conversation_title: string | null;
-  body: string;
-  rank: number;
-}
-
-/**
- * ts_rank's weights, {D, C, B, A}: the body (A) counts fully and the title (B) an eighth, as
- * search_history weighs them locally (tools.md "Ranking"). Normalization 1 divides by 1 + log of
- * the document's length, PostgreSQL's nearest to bm25's length normalization. Chosen by the top-10
- * overlap with local bm25 at 10k demo messages, 40 queries a class (rare / mixed / common /
- * identifier / filtered): ts_rank with 1: 1.0 / 0.58 / 0.52 / 0.91 / 0.83; ts_rank_cd with 1:
- * 1.0 / 0.52 / 0.42 / 0.85 / 0.80; ts_rank_cd with 0: 1.0 / 0.24 / 0.30 / 0.10 / 0.68; ts_rank
- * with 2: 1.0 / 0.46 / 0.52 / 0.88 / 0.78. Neither has bm25's IDF (docs/team.md).
- */
-const RANK = `ts_rank('{0, 0, 0.125, 1}', d.tsv, q, 1)`;
-
-/** One pass: the `limit` best rows matching `tsquery` and the filters, best first. */
-export async function rankTeam(
-  db: Queryable,
-  tsquery: string,
-  filters: DocumentFilters,
-  limit: number,
-  excludeHitIds: readonly string[],
-): Promise<TeamRow[]> {
-  const p = new Params();
-  const q = p.add(tsquery);
-  const where = ["d.tsv @@ q", ...teamFilterSql(filters, p)];
-  if (excludeHitIds.length > 0) where.push(`NOT d.hit_id = ANY(${p.add(excludeHitIds)}::text[])`);
-  const result = await db.query<TeamRow>(
-    `SELECT d.hit_id, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message, d.conversation,
-       d.cursor, d.role, d.title, d.conversation_title, d.body, ${RANK} AS rank
-     FROM recall_team_documents d, CAST(${q} AS tsquery) q
-     WHERE ${where.join(" AND ")}
-     ORDER BY rank DESC, d.at DESC, d.hit_id DESC LIMIT ${p.add(limit)}`,
-    p.values,
-  );
-  return result.rows;
-}
-
 /** The newest document time the member can read (team search's coverage), or null. */
 export async function newestTeamDocument(db: Queryable): Promise<number | null> {
   // Backwards along the (at) index to the first row the member may read: not a scan of every row.

@@ -130,9 +130,37 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON recall_team_documents, recall_team_tombs
   TO ${MEMBER_ROLE};
 `;
 
-/** Creates (or brings up to date) the team schema; run by the administrator. */
-export async function createTeamSchema(db: Queryable): Promise<void> {
+/**
+ * Row-level security evaluates a policy before any condition of the query that is not LEAKPROOF,
+ * so such a condition cannot be an index condition: `tsv @@ q` (ts_match_vq) is not marked
+ * LEAKPROOF, and without it every search reads every row the member may read (measured at 765k
+ * rows: 418 ms p50 for a rare word, against 12 ms with the GIN index at 76k). ts_match_vq's result
+ * and errors depend on the query's structure, never on a row's content beyond whether it matches,
+ * so marking it is safe; only a superuser may, and the mark is per database (pg_proc is not shared).
+ */
+const LEAKPROOF_MATCH = `
+DO $$ BEGIN
+  IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;
+  END IF;
+END $$;`;
+
+/** The statement a superuser runs once per team database when the administrator is not one. */
+export const LEAKPROOF_STATEMENT = "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF";
+
+/**
+ * Creates (or brings up to date) the team schema; run by the administrator. Returns whether
+ * full-text matches can use the GIN index under row-level security (see LEAKPROOF_MATCH).
+ */
+export async function createTeamSchema(db: Queryable): Promise<{ indexedMatch: boolean }> {
   await db.query(TEAM_SCHEMA);
+  await db.query(LEAKPROOF_MATCH);
+  const row = (
+    await db.query<{ leakproof: boolean }>(
+      "SELECT proleakproof AS leakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure",
+    )
+  ).rows[0];
+  return { indexedMatch: row?.leakproof === true };
 }
 
 /** PostgreSQL identifiers as the admin verbs take them (a role name is quoted into GRANT). */
