@@ -204,6 +204,11 @@ describe.skipIf(skipTeam)("team store access (row-level security)", () => {
         code: "42501",
       });
     });
+    // Under the policies a full-text match still uses the GIN index (ts_match_vq is LEAKPROOF: team/schema.ts).
+    const plan = await asMember("alice", (db) =>
+      db.query("EXPLAIN SELECT hit_id FROM recall_team_documents WHERE tsv @@ $1::tsquery", ["'migration'"]),
+    );
+    expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("recall_team_documents_tsv");
     // Alice still reads all of hers.
     const hers = await asMember("alice", (db) =>
       db.query("SELECT DISTINCT project FROM recall_team_documents"),
