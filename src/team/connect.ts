@@ -1,5 +1,5 @@
 import os from "node:os";
-import pg from "pg";
+import type pg from "pg";
 import { RecallError } from "../core/errors.js";
 import type { Env } from "../platform/paths.js";
 import { resolveProject } from "../platform/project.js";
@@ -66,26 +66,50 @@ export function teamError(error: unknown, url: string): RecallError {
   return new RecallError("Unavailable", `team store ${where}: ${e.code ?? "error"}`, { cause: error });
 }
 
-/** A small pool for a long-lived server's searches (connects on first use). */
-export function teamPool(url: string): pg.Pool {
-  let pool: pg.Pool;
-  try {
-    pool = new pg.Pool({
-      connectionString: url,
-      max: 2,
-      idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 5_000,
-    });
-  } catch (error) {
-    throw teamError(error, url);
-  }
-  // An idle connection the server drops must not crash the process.
-  pool.on("error", () => undefined);
-  return pool;
+/**
+ * The driver, loaded on first use: every search_history call site imports this module, and a cold
+ * `recall search` (local scope) should not pay for loading `pg`.
+ */
+async function driver(): Promise<typeof pg> {
+  return (await import("pg")).default;
+}
+
+/** A team pool: a small pool for a long-lived server's searches, created on its first query. */
+export interface TeamPool extends Queryable {
+  end(): Promise<void>;
+}
+
+export function teamPool(url: string): TeamPool {
+  let pool: Promise<pg.Pool> | null = null;
+  const open = () =>
+    (pool ??= driver().then((pg) => {
+      const created = new pg.Pool({
+        connectionString: url,
+        max: 2,
+        idleTimeoutMillis: 30_000,
+        connectionTimeoutMillis: 5_000,
+      });
+      // An idle connection the server drops must not crash the process.
+      created.on("error", () => undefined);
+      return created;
+    }));
+  return {
+    async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) {
+      try {
+        return await (await open()).query<R>(text, values);
+      } catch (error) {
+        throw teamError(error, url);
+      }
+    },
+    async end() {
+      if (pool) await (await pool).end();
+    },
+  };
 }
 
 /** One connected client (push, admin verbs); the caller ends it. */
 export async function teamClient(url: string): Promise<pg.Client> {
+  const pg = await driver();
   let client: pg.Client;
   try {
     client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
