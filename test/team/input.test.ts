@@ -125,6 +125,37 @@ describe.skipIf(skipTeam)("team input against a real PostgreSQL", () => {
     expect(line).not.toContain("wrong-pw");
   });
 
+  it("sets up as the documented non-superuser administrator, and says what a superuser must add", async () => {
+    const owner = `${team.role("carol")}_admin`;
+    const database = `${owner}_db`;
+    const url = new URL(PG_URL!);
+    const pg = (await import("pg")).default;
+    const root = new pg.Client({ connectionString: PG_URL });
+    await root.connect();
+    try {
+      await root.query(`CREATE ROLE ${owner} LOGIN CREATEROLE PASSWORD 'admin-pw'`);
+      await root.query(`CREATE DATABASE ${database} OWNER ${owner}`);
+      await root.query(`CREATE ROLE ${owner}_m LOGIN`);
+      url.username = owner;
+      url.password = "admin-pw";
+      url.pathname = `/${database}`;
+      const env = { ...home.env, RECALL_TEAM_URL: url.toString() };
+      const init = runCli(["team", "init"], env);
+      expect(init.status).toBe(0);
+      expect(init.stdout).toContain(
+        "until a superuser runs, in this database: ALTER FUNCTION pg_catalog.ts_match_vq",
+      );
+      const grant = runCli(["team", "grant", `${owner}_m`, "core"], env);
+      expect([grant.status, grant.stderr]).toEqual([0, ""]);
+    } finally {
+      await root.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await root.query(`DROP OWNED BY ${owner}`).catch(() => undefined);
+      await root.query(`DROP ROLE IF EXISTS ${owner}_m`);
+      await root.query(`DROP ROLE IF EXISTS ${owner}`);
+      await root.end();
+    }
+  });
+
   it("refuses the administrator's verbs to a member", () => {
     const r = runCli(["team", "assign", "/srv/x", "core"], {
       ...home.env,
