@@ -212,6 +212,7 @@ export async function pushToTeam(client: pg.Client, db: Db, options: PushOptions
   const projects = JSON.stringify(await pushableProjects(client, options.localOnly));
   const windowEnd = db.prepare(WINDOW_END);
   const windowRows = db.prepare(WINDOW_ROWS);
+  const windowCount = db.prepare("SELECT count(*) AS n FROM recall_documents WHERE id > ? AND id <= ?");
   let scanned = 0;
   for (;;) {
     const end = (windowEnd.get(through, options.batch) as { last: number | null }).last;
@@ -221,11 +222,7 @@ export async function pushToTeam(client: pg.Client, db: Db, options: PushOptions
     result.pushed += await pushWindow(client, machine, rows.map(toTeamDocument), end);
     through = end;
     result.batches += 1;
-    const inWindow = (
-      db
-        .prepare("SELECT count(*) AS n FROM recall_documents WHERE id > ? AND id <= ?")
-        .get(startRow, end) as { n: number }
-    ).n;
+    const inWindow = (windowCount.get(startRow, end) as { n: number }).n;
     scanned += inWindow;
     result.withheld += inWindow - rows.length;
     await options.onBatch?.({ pushed: result.pushed, scanned, through, last });
