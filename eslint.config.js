@@ -21,6 +21,8 @@ export const LAYERS = [
   // config.json's schema derives each source's settings from the registry (sources/registry.ts).
   { layer: "config", imports: ["core", "platform", "projection", "sources"] },
   { layer: "search", imports: ["core", "platform", "config", "projection", "store"] },
+  // The team store (PostgreSQL): its schema, pusher and search, built on search/'s query rules.
+  { layer: "team", imports: ["core", "platform", "config", "projection", "store", "search"] },
   // indexer may read through search: `recall forget --session` removes exactly what search matches.
   { layer: "indexer", imports: ["core", "platform", "config", "projection", "store", "sources", "search"] },
   { layer: "conversations", imports: ["core", "platform", "projection", "store", "bridge", "sources"] },
@@ -36,6 +38,7 @@ export const LAYERS = [
       "store",
       "sources",
       "search",
+      "team",
       "conversations",
       "answer",
     ],
@@ -45,7 +48,7 @@ export const LAYERS = [
     layer: "app",
     imports: [
       ...["core", "platform", "config", "projection", "store", "bridge", "sources", "search", "indexer"],
-      ...["conversations", "answer", "demo", "tools", "audit"],
+      ...["team", "conversations", "answer", "demo", "tools", "audit"],
     ],
   },
   // Surfaces reach the engine through app/ and the tool objects only (core/ is the shared vocabulary).
@@ -59,7 +62,7 @@ export const LAYERS = [
     layer: "bench",
     imports: [
       ...["core", "platform", "config", "projection", "store", "bridge", "sources", "search", "indexer"],
-      ...["conversations", "answer", "demo", "tools", "audit", "app", "mcp", "http", "embed", "cli"],
+      ...["team", "conversations", "answer", "demo", "tools", "audit", "app", "mcp", "http", "embed", "cli"],
     ],
   },
 ];

@@ -9,12 +9,17 @@ import type { ToolDefinition } from "../tools/definition.js";
 import { createGetConversationTool } from "../tools/get-conversation.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
 import { createStandaloneChatTools } from "./chat-tools.js";
+import type { TeamAccess } from "../tools/team-access.js";
+import { openTeamAccess } from "./team.js";
 
-/** search_history and get_conversation over one index: the objects MCP and the HTTP API both serve. */
-export function historyTools(db: Db, engine: Engine) {
+/**
+ * search_history and get_conversation over one index: the objects MCP and the HTTP API both serve.
+ * With `team` (a configured team store), their `scope: "team"` reads it.
+ */
+export function historyTools(db: Db, engine: Engine, team: TeamAccess | null = null) {
   return {
-    searchHistory: createSearchHistoryTool(db, engine),
-    getConversation: createGetConversationTool(db),
+    searchHistory: createSearchHistoryTool(db, engine, { team }),
+    getConversation: createGetConversationTool(db, team),
   };
 }
 
@@ -47,11 +52,15 @@ export function mcpToolSet(options: {
 }): ServedToolSet {
   const { db, engine, home, env, config, cwd } = options;
   const chatTools = createStandaloneChatTools(db, () => bindChatApp(indexedDyadDatabases(env, config), cwd));
-  const history = historyTools(db, engine);
+  const team = openTeamAccess(env, config);
+  const history = historyTools(db, engine, team?.access ?? null);
   return {
     tools: [history.searchHistory, history.getConversation, ...chatTools.tools],
     onCall: (call) =>
       auditCall(home, "mcp", call.tool, call.durationMs, call.output, call.args, chatTools.chatSource()),
-    close: () => chatTools.close(),
+    close: () => {
+      chatTools.close();
+      void team?.close();
+    },
   };
 }

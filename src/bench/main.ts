@@ -5,7 +5,7 @@
  * runs the smallest scale). Writes only under the OS temp folder and removes it afterwards.
  *
  *   npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--corpus demo|zipf|both] [--json]
- *                    [--only section,…] [--queries N] [--seed N] [--locomo N|all|none] [--keep]
+ *                    [--only section,…] [--queries N] [--seed N] [--locomo N|all|none] [--keep] [--team]
  *
  * Sections: indexing, redaction, history, chats, baselines, cold, mcp, dashboard, large, locomo
  * (default: all), and split (opt-in, --only split: the history.db split of the embedded index
@@ -13,6 +13,11 @@
  * dashboard) run on each corpus
  * --corpus names (default both): the demo generator's, and Claude Code transcripts whose words
  * follow a Zipf law with a long tail (src/demo/zipf-corpus.ts).
+ *
+ * --team (with RECALL_TEAM_URL or RECALL_TEST_PG_URL naming a role that may create databases and
+ * roles) also pushes each history index to a scratch PostgreSQL team store and times every query
+ * class there beside the local figures (src/bench/team.ts); `--only team` runs just that (after
+ * generating and indexing the corpus).
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -63,6 +68,13 @@ import {
 import type { IndexRun } from "./worker-index.js";
 import { runTool } from "../tools/run.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
+import { benchTeam, benchTeamUrl, renderTeam, type TeamBenchFigures } from "./team.js";
+
+function teamSection(label: string, team: TeamBenchFigures | { unavailable: string }): string {
+  return "unavailable" in team
+    ? `### Team store, ${label}: unavailable (${team.unavailable})`
+    : renderTeam(label, team);
+}
 
 export const SECTIONS = [
   "indexing",
@@ -76,6 +88,7 @@ export const SECTIONS = [
   "large",
   "locomo",
   "split",
+  "team",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -88,6 +101,8 @@ export interface BenchArgs {
   seed: number;
   locomo: number | null;
   keep: boolean;
+  /** Also the team store (PostgreSQL): push throughput and search latency beside the local figures. */
+  team: boolean;
 }
 
 class UsageError extends Error {}
@@ -97,11 +112,12 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     scales: ["10k"],
     corpora: [...CORPORA],
     json: false,
-    only: new Set(SECTIONS.filter((s) => s !== "split")),
+    only: new Set(SECTIONS.filter((s) => s !== "split" && s !== "team")),
     queries: 200,
     seed: 7,
     locomo: Infinity,
     keep: false,
+    team: false,
   };
   let locomoSet = false;
   for (let i = 0; i < argv.length; i++) {
@@ -113,6 +129,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     };
     if (a === "--json") args.json = true;
     else if (a === "--keep") args.keep = true;
+    else if (a === "--team") args.team = true;
     else if (a === "--scale") {
       args.scales = value()
         .split(",")
@@ -289,6 +306,12 @@ async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName)
     try {
       const queries = buildQueries(corpus.queries, args.queries, { filtered: true, seed: args.seed });
       const samples = SAMPLES[scale];
+      if (args.team || wants(args, "team")) {
+        const url = benchTeamUrl();
+        result.team = url
+          ? await benchTeam(store.db, store.engine, queries, url, step)
+          : { unavailable: "no RECALL_TEAM_URL or RECALL_TEST_PG_URL" };
+      }
       if (wants(args, "history")) {
         step(`search_history, ${args.queries} queries per class`);
         result.search = await benchHistorySearch(store.db, store.engine, queries, samples.fidelity);
@@ -535,7 +558,10 @@ export async function runBench(args: BenchArgs): Promise<BenchResult> {
       history: Object.fromEntries(args.corpora.map((c) => [c, { unavailable: "not selected" }])),
       chats: { unavailable: "not selected" },
     };
-    if (wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp", "dashboard")) {
+    if (
+      wants(args, "indexing", "redaction", "history", "baselines", "cold", "mcp", "dashboard", "team") ||
+      args.team
+    ) {
       for (const name of args.corpora) {
         try {
           result.history[name] = await historyScale(args, scale, name);
@@ -602,14 +628,21 @@ async function main(): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(
-        `${e.message === "help" ? "" : `${e.message}\n`}usage: npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--corpus demo|zipf|both] [--json] [--only ${SECTIONS.join(",")}] [--queries N] [--seed N] [--locomo N|all|none] [--keep]\n`,
+        `${e.message === "help" ? "" : `${e.message}\n`}usage: npm run bench -- [--scale tiny|10k|100k|1m[,…]] [--corpus demo|zipf|both] [--json] [--only ${SECTIONS.join(",")}] [--queries N] [--seed N] [--locomo N|all|none] [--keep] [--team]\n`,
       );
       return e.message === "help" ? 0 : 2;
     }
     throw e;
   }
   const result = await runBench(args);
-  process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderReport(result)}\n`);
+  const team = result.scales.flatMap((s) =>
+    Object.entries(s.history).flatMap(([name, h]) =>
+      "team" in h && h.team ? [teamSection(`${s.scale} ${name}`, h.team)] : [],
+    ),
+  );
+  process.stdout.write(
+    args.json ? `${JSON.stringify(result, null, 2)}\n` : `${[renderReport(result), ...team].join("\n\n")}\n`,
+  );
   return 0;
 }
 

@@ -1,3 +1,4 @@
+import type { TeamBenchFigures } from "./team.js";
 import type { ChatSearchFigures } from "./chat-search.js";
 import type { ColdProcessFigures } from "./cold-process.js";
 import type { LargeTranscriptFigures } from "./large-transcript.js";
@@ -76,6 +77,8 @@ export interface HistoryScale {
   mcpFirstCall?: McpFirstCallFigures;
   live?: LiveSearchFigures;
   dashboard?: DashboardFigures;
+  /** `--team`: the team store (PostgreSQL) on the same index (bench/team.ts). */
+  team?: TeamBenchFigures | { unavailable: string };
 }
 
 export interface ChatScale {

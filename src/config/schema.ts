@@ -52,6 +52,15 @@ export const ConfigSchema = z
       .strict()
       .default({ port: 0 }),
     redaction: RedactionConfig.default({ enabled: true, patterns: [], allow: [] }),
+    /** The team store (docs/team.md): a PostgreSQL URL, this machine's name, projects never pushed. */
+    team: z
+      .object({
+        url: z.string().trim().min(1).optional(),
+        machine: z.string().trim().min(1).max(200).optional(),
+        localOnly: z.array(z.string().trim().min(1)).default([]),
+      })
+      .strict()
+      .optional(),
     historyAnswer: HistoryAnswerConfig.default({
       preference: ["codex", "claude", "opencode"],
       codexModel: "gpt-6-luna",

@@ -90,7 +90,8 @@ function hasParticipants(db: Db): boolean {
 /** The projection separates CJK characters with U+200B for the tokenizer (projection/cjk.ts); text shown drops it. */
 const shown = (text: string) => text.replaceAll(CJK_SEPARATOR, "");
 
-function snippetOf(doc: RankedDocument, engine: Engine, query: HistoryQuery): string {
+/** A hit's snippet: the best window around the query's words (exported for the team search). */
+export function snippetOf(doc: RankedDocument, engine: Engine, query: HistoryQuery): string {
   const exact = query.units.flatMap((u) => u.exact);
   const text =
     engine === "fts5"
@@ -99,7 +100,7 @@ function snippetOf(doc: RankedDocument, engine: Engine, query: HistoryQuery): st
   return boundSnippet(shown(text));
 }
 
-function toHit(doc: RankedDocument, relaxed: boolean, snippet: string): HistoryHit {
+export function toHit(doc: RankedDocument, relaxed: boolean, snippet: string): HistoryHit {
   const hit: HistoryHit = {
     id: doc.hitId,
     kind: doc.kind,
@@ -123,7 +124,11 @@ function toHit(doc: RankedDocument, relaxed: boolean, snippet: string): HistoryH
 }
 
 /** One pass's documents in search_history's order (history-rank.ts). */
-function ordered(docs: readonly RankedDocument[], query: HistoryQuery, relaxed: boolean): RankedDocument[] {
+export function ordered(
+  docs: readonly RankedDocument[],
+  query: HistoryQuery,
+  relaxed: boolean,
+): RankedDocument[] {
   const byId = new Map(docs.map((d) => [d.id, d]));
   const candidates = docs.map((d) => ({
     id: d.id,

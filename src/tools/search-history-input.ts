@@ -66,6 +66,8 @@ export const SearchHistoryInput = z
       }),
     limit: z.number().int().min(1).max(50).default(10),
     answer: z.boolean().default(false),
+    /** Issue #37: "team" searches the team store (docs/team.md) with the same rules; "local" this index. */
+    scope: z.enum(["local", "team"]).default("local"),
   })
   .strict();
 

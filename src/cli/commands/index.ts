@@ -19,6 +19,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModul
   mcp: async () => (await import("./mcp.js")).mcpCommand,
   bridge: async () => (await import("./bridge.js")).bridgeCommand,
   serve: async () => (await import("./serve.js")).serveCommand,
+  team: async () => (await import("./team.js")).teamCommand,
 };
 
 /** The command modules a given argv needs: just the named one, or all of them for help and errors. */
