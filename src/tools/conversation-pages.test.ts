@@ -228,6 +228,7 @@ describe("conversation pages", () => {
       id: ID,
       limit: 20,
       include_context: false,
+      scope: "local",
     });
   });
 });
