@@ -1,3 +1,4 @@
+import type { RankedDocument } from "../search/engines/types.js";
 import type { DocumentFilters } from "../search/filters.js";
 import type { Queryable } from "./connect.js";
 
@@ -8,23 +9,14 @@ import type { Queryable } from "./connect.js";
  * projects; the filters below narrow inside the same statement, never after it.
  */
 
+/**
+ * The fields of a document the team store keeps: a ranked document's (search/engines/types.ts)
+ * without the local row id and score, in a project (team rows always have one).
+ */
+export type TeamFields = Omit<RankedDocument, "id" | "score" | "project"> & { project: string };
+
 /** One document as pushed: a local document's projected, redacted fields (team/push.ts). */
-export interface TeamDocument {
-  hitId: string;
-  kind: string;
-  agent: string;
-  at: number;
-  project: string;
-  session: string | null;
-  job: string | null;
-  run: string | null;
-  message: string | null;
-  conversation: string | null;
-  cursor: string | null;
-  role: string;
-  title: string;
-  conversationTitle: string | null;
-  body: string;
+export interface TeamDocument extends TeamFields {
   /** tsvector literals of the title and the body (team/tsquery.ts). */
   titleTsv: string;
   bodyTsv: string;

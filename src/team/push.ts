@@ -2,7 +2,13 @@ import type pg from "pg";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
 import { documentBody } from "../store/document-text.js";
-import { forgetDocuments, upsertDocuments, type ForgetRule, type TeamDocument } from "./documents.js";
+import {
+  forgetDocuments,
+  upsertDocuments,
+  type ForgetRule,
+  type TeamDocument,
+  type TeamFields,
+} from "./documents.js";
 import { tsvectorLiteral } from "./tsquery.js";
 
 /**
@@ -56,25 +62,8 @@ export interface PushResult {
 export const PUSH_BATCH_DEFAULT = 1_000;
 export const PUSH_BATCH_MAX = 10_000;
 
-interface LocalRow {
-  id: number;
-  hitId: string;
-  kind: string;
-  agent: string;
-  at: number;
-  project: string;
-  session: string | null;
-  job: string | null;
-  run: string | null;
-  message: string | null;
-  conversation: string | null;
-  cursor: string | null;
-  role: string;
-  title: string;
-  body: string;
-  recordText: string | null;
-  conversationTitle: string | null;
-}
+/** A window's row: the team fields, the local id, and the record text a body left empty stands for. */
+type LocalRow = Omit<TeamFields, "body"> & { id: number; body: string; recordText: string | null };
 
 /** The last id of the next window of `batch` local rows after `after` (null: none left). */
 const WINDOW_END = `SELECT max(id) AS last FROM (SELECT id FROM recall_documents WHERE id > ? ORDER BY id LIMIT ?)`;
@@ -91,26 +80,9 @@ WHERE d.id > ? AND d.id <= ? AND d.role <> 'tool'
 ORDER BY d.id`;
 
 function toTeamDocument(row: LocalRow): TeamDocument {
-  const body = documentBody({ body: row.body, recordText: row.recordText });
-  return {
-    hitId: row.hitId,
-    kind: row.kind,
-    agent: row.agent,
-    at: row.at,
-    project: row.project,
-    session: row.session,
-    job: row.job,
-    run: row.run,
-    message: row.message,
-    conversation: row.conversation,
-    cursor: row.cursor,
-    role: row.role,
-    title: row.title,
-    conversationTitle: row.conversationTitle,
-    body,
-    titleTsv: tsvectorLiteral(row.title),
-    bodyTsv: tsvectorLiteral(body),
-  };
+  const { id: _id, recordText, ...fields } = row;
+  const body = documentBody({ body: row.body, recordText });
+  return { ...fields, body, titleTsv: tsvectorLiteral(row.title), bodyTsv: tsvectorLiteral(body) };
 }
 
 interface Checkpoint {

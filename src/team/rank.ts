@@ -1,6 +1,6 @@
 import type { DocumentFilters } from "../search/filters.js";
 import type { Queryable } from "./connect.js";
-import { Params, teamFilterSql } from "./documents.js";
+import { Params, teamFilterSql, type TeamFields } from "./documents.js";
 
 /**
  * recall_team_documents' ranked reads (the search half of team/documents.ts, which owns the
@@ -30,25 +30,8 @@ export const CAPPED_ROWS = 4_096;
  */
 const rankOf = (q: string) => `ts_rank('{0, 0, 0.125, 1}', d.tsv, ${q}::tsquery, 1)`;
 
-/** A ranked team row: the fields of a hit and the rank (higher is better). */
-export interface TeamRow {
-  hit_id: string;
-  kind: string;
-  agent: string;
-  at: string;
-  project: string;
-  session: string | null;
-  job: string | null;
-  run: string | null;
-  message: string | null;
-  conversation: string | null;
-  cursor: string | null;
-  role: string;
-  title: string;
-  conversation_title: string | null;
-  body: string;
-  rank: number;
-}
+/** A ranked team row: a document's fields (`at` as PostgreSQL returns a bigint) and its rank (higher is better). */
+export type TeamRow = Omit<TeamFields, "at"> & { at: string; rank: number };
 
 /** Each unit's IDF weight and whether it is common, from one statement. */
 export interface UnitWeight {
@@ -128,8 +111,9 @@ export async function rankTeam(db: Queryable, pass: TeamPass): Promise<TeamRow[]
   const rank = pass.units.map((u) => `${p.add(u.weight)}::float8 * ${rankOf(p.add(u.query))}`).join(" + ");
   const result = await db.query<TeamRow>(
     `WITH k AS (${keys})
-     SELECT d.hit_id, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message, d.conversation,
-       d.cursor, d.role, d.title, d.conversation_title, d.body, ${rank} AS rank
+     SELECT d.hit_id AS "hitId", d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message,
+       d.conversation, d.cursor, d.role, d.title, d.conversation_title AS "conversationTitle", d.body,
+       ${rank} AS rank
      FROM recall_team_documents d JOIN k ON k.member = d.member AND k.hit_id = d.hit_id
      ORDER BY rank DESC, d.at DESC, d.hit_id DESC LIMIT ${p.add(pass.limit)}`,
     p.values,

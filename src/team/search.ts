@@ -41,27 +41,9 @@ export interface TeamSearchResult {
   indexedThrough: number | null;
 }
 
-function toRanked(row: TeamRow, index: number): RankedDocument {
-  return {
-    // A number only to tell a pass's rows apart while ordering them (history-rank.ts).
-    id: index,
-    hitId: row.hit_id,
-    kind: row.kind,
-    agent: row.agent,
-    at: Number(row.at),
-    project: row.project,
-    session: row.session,
-    job: row.job,
-    run: row.run,
-    message: row.message,
-    conversation: row.conversation,
-    cursor: row.cursor,
-    role: row.role,
-    title: row.title,
-    conversationTitle: row.conversation_title,
-    body: row.body,
-    score: -row.rank * RANK_SCALE,
-  };
+function toRanked({ rank, at, ...row }: TeamRow, index: number): RankedDocument {
+  // The id only tells a pass's rows apart while ordering them (history-rank.ts).
+  return { ...row, id: index, at: Number(at), score: -rank * RANK_SCALE };
 }
 
 /** A pass's distinct unit queries (team/tsquery.ts), in query order. */
