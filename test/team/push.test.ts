@@ -12,16 +12,8 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../helpers/cli.js";
 import { createDemoHome, type DemoHome } from "../helpers/demo-home.js";
+import type { PushResult } from "../../src/team/push.js";
 import { createTeamDb, skipTeam, type TeamDb } from "./pg.js";
-
-interface PushJson {
-  machine: string;
-  pushed: number;
-  withheld: number;
-  forgotten: number;
-  batches: number;
-  through: number;
-}
 
 describe.skipIf(skipTeam)("recall team push", () => {
   let laptop: DemoHome;
@@ -41,7 +33,7 @@ describe.skipIf(skipTeam)("recall team push", () => {
     const r = runCli(["team", "push", "--json", ...flags], memberEnv(home, machine));
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
-    return JSON.parse(r.stdout) as PushJson;
+    return JSON.parse(r.stdout) as PushResult;
   };
   /** What a push of the laptop may send: its first project's documents but tool output. */
   const expected = (home: DemoHome) => {
