@@ -124,13 +124,17 @@ export interface OffThreadMerge {
   /** Their wall time in all, and their transactions ('merge' commands that wrote segments). */
   wallMs: number;
   transactions: number;
-  /** The longest the host's event loop was held while a run was under way (its own other work included). */
+  /**
+   * The host's thread meanwhile: its CPU time (spawning the workers included), and the longest its
+   * event loop waited (waits for a CPU on a busy machine included: a timer's lateness).
+   */
+  hostCpuMs: number;
   longestLoopDelayMs: number;
 }
 
 /**
- * Segments at which the copy pauses for an off-thread merge: FTS5 holds at most 2,000 in all and
- * each copy step of documents flushes at least one (about 700 steps at 1M messages).
+ * Segments at which the copy pauses for an off-thread merge: FTS5 holds at most 2,000 in all, and
+ * a copy step of documents flushes several (about 10 at 1M messages: the copy paused 9 times).
  */
 export const SPLIT_MAX_SEGMENTS = 1000;
 
@@ -161,7 +165,7 @@ function emptyReport(to: string): SplitReport {
     backupMs: 0,
     backupCheckMs: 0,
     phases: {},
-    merge: { runs: 0, wallMs: 0, transactions: 0, longestLoopDelayMs: 0 },
+    merge: { runs: 0, wallMs: 0, transactions: 0, hostCpuMs: 0, longestLoopDelayMs: 0 },
     totalMs: 0,
   };
 }
@@ -229,8 +233,8 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     report.backup = splitMeta(db, "backup") ?? null;
     report.engine = (splitMeta(db, "engine") as Engine | undefined) ?? null;
 
-    const merge = async () => {
-      await mergeFts(to, report);
+    const merge = async (last: boolean) => {
+      await mergeFts(to, report, last);
       report.batches++;
       await options.onStep?.({ phase: "merge", batch: report.batches });
       if (switches().splitOff) throw new SplitOff();
@@ -278,7 +282,7 @@ async function copyAll(
   db: Db,
   step: Stepper,
   pace: StepPace,
-  merge: () => Promise<void>,
+  merge: (last: boolean) => Promise<void>,
   maxSegments: number,
 ): Promise<void> {
   // No copy step merges: no automerge (the bounded policy), and no crisis merge below the cap.
@@ -290,10 +294,10 @@ async function copyAll(
       return done && { ...done, segments: done.table === "recall_documents" ? ftsSegments(db) : 0 };
     });
     if (copied === null) break;
-    if (copied.segments >= maxSegments) await merge();
+    if (copied.segments >= maxSegments) await merge(false);
   }
   // Nothing else writes history.db until the switch: readers and the forwarder wait for it.
-  await merge();
+  await merge(true);
   while (pendingLog(db, pace.fits(LOG_KEY) + 1) > pace.fits(LOG_KEY))
     await step("catch-up", (p) => applyLogStep(db, p));
 }
@@ -302,12 +306,13 @@ async function copyAll(
  * One off-thread merge (store/fts-merge-worker.ts): the host's thread spawns the worker, recorded
  * as the phase's step, and awaits it with its event loop free; the loop's delays are measured.
  */
-async function mergeFts(file: string, report: SplitReport): Promise<void> {
+async function mergeFts(file: string, report: SplitReport, last: boolean): Promise<void> {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const t0 = performance.now();
   const cpu0 = threadCpuMs();
-  const running = mergeOffThread(file);
+  // crisismerge back to the bounded policy's only after the copy: 64 during it would merge in a copy step.
+  const running = mergeOffThread(file, last ? {} : { crisisMerge: null });
   recordStep(report, "merge", performance.now() - t0, threadCpuMs() - cpu0);
   try {
     const done = await running;
@@ -315,6 +320,7 @@ async function mergeFts(file: string, report: SplitReport): Promise<void> {
     report.merge.wallMs += done.wallMs;
     report.merge.transactions += done.transactions;
   } finally {
+    report.merge.hostCpuMs += threadCpuMs() - cpu0;
     delay.disable();
     report.merge.longestLoopDelayMs = Math.max(report.merge.longestLoopDelayMs, delay.max / 1e6);
   }

@@ -110,17 +110,23 @@ describe("the split's FTS5 merging, off the host's thread", () => {
     const file = await host(temp());
     const to = defaultHistoryFile(file);
     let most = 0;
+    const crisis = new Set<unknown>();
     const report = await runSplit({
       hostFile: file,
       maxRows: 5,
       maxSegments: 6,
       onStep: (s) => {
-        if (s.phase === "copy") most = Math.max(most, ftsState(to).segments);
+        if (s.phase !== "copy") return;
+        const state = ftsState(to);
+        most = Math.max(most, state.segments);
+        crisis.add(state.crisis);
       },
     });
     expect(report.status).toBe("switched");
     expect(report.merge.runs).toBeGreaterThan(2);
     expect(most).toBeLessThanOrEqual(6);
+    // Merges during the copy leave crisismerge raised: a copy step never merges.
+    expect([...crisis]).toEqual([COPY_CRISIS_MERGE]);
     expect(ftsAnswers(to)).toEqual(ftsAnswers(file));
   });
 

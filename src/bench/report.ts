@@ -552,12 +552,12 @@ export function renderReport(result: BenchResult): string {
           : "–",
       );
       row(
-        "history.db split, FTS5 merge on a worker thread: runs; wall; transactions; host's longest event-loop delay meanwhile",
+        "history.db split, FTS5 merge on a worker thread: runs; wall; transactions; host thread meanwhile: CPU, longest event-loop delay",
         undefined,
         (x) => {
           const m = x.split && isAvailable(x.split) ? x.split.mergeOffThread : undefined;
           return m
-            ? `${fmt(m.runs)}; ${fmt(m.wall)}; ${fmt(m.transactions)}; ${fmt(m.longestLoopDelay)}`
+            ? `${fmt(m.runs)}; ${fmt(m.wall)}; ${fmt(m.transactions)}; ${fmt(m.hostCpu)}, ${fmt(m.longestLoopDelay)}`
             : "–";
         },
       );
