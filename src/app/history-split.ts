@@ -134,7 +134,7 @@ export interface OffThreadMerge {
 
 /**
  * Segments at which the copy pauses for an off-thread merge: FTS5 holds at most 2,000 in all, and
- * a copy step of documents flushes several (about 10 at 1M messages: the copy paused 9 times).
+ * a copy step of documents flushes several (about 10 at 1M messages: the copy paused 8–10 times).
  */
 export const SPLIT_MAX_SEGMENTS = 1000;
 
