@@ -1,11 +1,12 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { RecallError } from "../core/errors.js";
 import { threadCpuMs } from "../platform/thread-cpu.js";
 import { EMBEDDED_MIGRATIONS, legacyDropped } from "../store/embedded-schema.js";
 import { chooseEngine, type Engine } from "../store/fts-probe.js";
-import { MERGE_STEP_PAGES, mergeStep } from "../store/fts-merge.js";
+import { COPY_CRISIS_MERGE, ftsSegments, setCrisisMerge } from "../store/fts-merge.js";
+import { mergeOffThread } from "../store/fts-merge-worker.js";
 import {
   applyLogStep,
   copyStep,
@@ -61,6 +62,8 @@ export interface SplitOptions {
   maxMs?: number;
   /** Called between steps (tests: sample readers, corrupt a row, abort by throwing). */
   onStep?: (step: SplitStep) => void | Promise<void>;
+  /** Segments in history.db's FTS5 index at which the copy pauses to merge (default SPLIT_MAX_SEGMENTS; tests: fewer). */
+  maxSegments?: number;
   switches?: () => SplitSwitches;
   probe?: () => boolean;
   clock?: () => number;
@@ -110,8 +113,30 @@ export interface SplitReport {
   backupCheckMs: number;
   /** Each phase's steps (backup steps: upper bounds, each includes its event-loop turn). */
   phases: Partial<Record<SplitPhaseName, PhaseFigures>>;
+  /** FTS5's merging, on a worker thread (phases.merge holds the host thread's share: spawning it). */
+  merge: OffThreadMerge;
   totalMs: number;
 }
+
+export interface OffThreadMerge {
+  /** Worker runs: one after the copy, and one each time the copy reached maxSegments. */
+  runs: number;
+  /** Their wall time in all, and their transactions ('merge' commands that wrote segments). */
+  wallMs: number;
+  transactions: number;
+  /**
+   * The host's thread meanwhile: its CPU time (spawning the workers included), and the longest its
+   * event loop waited (waits for a CPU on a busy machine included: a timer's lateness).
+   */
+  hostCpuMs: number;
+  longestLoopDelayMs: number;
+}
+
+/**
+ * Segments at which the copy pauses for an off-thread merge: FTS5 holds at most 2,000 in all, and
+ * a copy step of documents flushes several (about 10 at 1M messages: the copy paused 8–10 times).
+ */
+export const SPLIT_MAX_SEGMENTS = 1000;
 
 export const SPLIT_DEFAULTS = { maxRows: 2_000, maxMs: 50 } as const;
 
@@ -140,6 +165,7 @@ function emptyReport(to: string): SplitReport {
     backupMs: 0,
     backupCheckMs: 0,
     phases: {},
+    merge: { runs: 0, wallMs: 0, transactions: 0, hostCpuMs: 0, longestLoopDelayMs: 0 },
     totalMs: 0,
   };
 }
@@ -207,7 +233,13 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     report.backup = splitMeta(db, "backup") ?? null;
     report.engine = (splitMeta(db, "engine") as Engine | undefined) ?? null;
 
-    await copyAll(db, step, pace);
+    const merge = async (last: boolean) => {
+      await mergeFts(to, report, last);
+      report.batches++;
+      await options.onStep?.({ phase: "merge", batch: report.batches });
+      if (switches().splitOff) throw new SplitOff();
+    };
+    await copyAll(db, step, pace, merge, options.maxSegments ?? SPLIT_MAX_SEGMENTS);
     await options.onStep?.({ phase: "copied", batch: report.batches });
 
     const check = await verifySplit(db, step);
@@ -241,27 +273,57 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
 
 type Stepper = <T>(phase: SplitStep["phase"] & SplitPhaseName, work: (pace: Pace) => T) => Promise<T>;
 
-/** The copy, table by table, each step applying the log after it when time is left; then the log caught up. */
-async function copyAll(db: Db, step: Stepper, pace: StepPace): Promise<void> {
-  // Pages of one merge step: the indexer's MERGE_STEP_PAGES at most, fewer when pages cost more.
-  const merge = (p: Pace) => {
-    const pages = Math.min(MERGE_STEP_PAGES, p.rows("merge"));
-    const merged = mergeStep(db, pages);
-    p.took("merge", pages);
-    return merged;
-  };
+/**
+ * The copy, table by table, each step applying the log after it when time is left; FTS5's
+ * merging off the host's thread after it (and meanwhile if the segments reach `maxSegments`);
+ * then the log caught up.
+ */
+async function copyAll(
+  db: Db,
+  step: Stepper,
+  pace: StepPace,
+  merge: (last: boolean) => Promise<void>,
+  maxSegments: number,
+): Promise<void> {
+  // No copy step merges: no automerge (the bounded policy), and no crisis merge below the cap.
+  setCrisisMerge(db, COPY_CRISIS_MERGE);
   for (;;) {
     const copied = await step("copy", (p) => {
       const done = copyStep(db, p);
       if (done !== null && !p.spent()) applyLogStep(db, p);
-      return done;
+      return done && { ...done, segments: done.table === "recall_documents" ? ftsSegments(db) : 0 };
     });
     if (copied === null) break;
-    // FTS5 merges its segments only in these bounded steps (store/fts-merge.ts), never inside a copy step.
-    if (copied.table === "recall_documents" && copied.rows > 0) while (await step("merge", merge));
+    if (copied.segments >= maxSegments) await merge(false);
   }
+  // Nothing else writes history.db until the switch: readers and the forwarder wait for it.
+  await merge(true);
   while (pendingLog(db, pace.fits(LOG_KEY) + 1) > pace.fits(LOG_KEY))
     await step("catch-up", (p) => applyLogStep(db, p));
+}
+
+/**
+ * One off-thread merge (store/fts-merge-worker.ts): the host's thread spawns the worker, recorded
+ * as the phase's step, and awaits it with its event loop free; the loop's delays are measured.
+ */
+async function mergeFts(file: string, report: SplitReport, last: boolean): Promise<void> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const t0 = performance.now();
+  const cpu0 = threadCpuMs();
+  // crisismerge back to the bounded policy's only after the copy: 64 during it would merge in a copy step.
+  const running = mergeOffThread(file, last ? {} : { crisisMerge: null });
+  recordStep(report, "merge", performance.now() - t0, threadCpuMs() - cpu0);
+  try {
+    const done = await running;
+    report.merge.runs++;
+    report.merge.wallMs += done.wallMs;
+    report.merge.transactions += done.transactions;
+  } finally {
+    report.merge.hostCpuMs += threadCpuMs() - cpu0;
+    delay.disable();
+    report.merge.longestLoopDelayMs = Math.max(report.merge.longestLoopDelayMs, delay.max / 1e6);
+  }
 }
 
 /** A failed verification: recorded, history.db closed and kept aside, the host's log removed. Returns where it is. */

@@ -17,6 +17,14 @@ export interface SplitFigures {
   backupCheck: Figure;
   /** Each phase's steps (backup, copy, merge, catch-up, verify, switch, trim): count, totals, the longest. */
   phases: Record<string, SplitPhaseFigures>;
+  /** FTS5's merging on a worker thread: runs, their wall time, and the host's longest event-loop delay meanwhile. */
+  mergeOffThread?: {
+    runs: Figure;
+    wall: Figure;
+    transactions: Figure;
+    hostCpu: Figure;
+    longestLoopDelay: Figure;
+  };
   batches: Figure;
   longestBatch: Figure;
   /** The same step's CPU time: a busy machine's other processes make wall time longer. */
@@ -81,6 +89,13 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
     backupMs: number;
     backupCheckMs?: number;
     phases?: Record<string, PhaseReport>;
+    merge?: {
+      runs: number;
+      wallMs: number;
+      transactions: number;
+      hostCpuMs: number;
+      longestLoopDelayMs: number;
+    };
     reason?: string;
   };
   if (report.status !== "switched")
@@ -110,6 +125,13 @@ export function benchEmbeddedSplit(hostFile: string): SplitFigures {
         },
       ]),
     ),
+    mergeOffThread: report.merge && {
+      runs: fig(report.merge.runs, "runs"),
+      wall: fig(round(report.merge.wallMs / 1000, 1), "s"),
+      transactions: fig(report.merge.transactions, "transactions"),
+      hostCpu: fig(round(report.merge.hostCpuMs, 1), "ms"),
+      longestLoopDelay: fig(round(report.merge.longestLoopDelayMs, 1), "ms"),
+    },
     batches: fig(report.batches, "batches"),
     longestBatch: fig(round(report.longestBatchMs, 1), "ms"),
     longestBatchCpu: fig(round(report.longestBatchCpuMs, 1), "ms"),

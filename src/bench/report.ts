@@ -554,6 +554,16 @@ export function renderReport(result: BenchResult): string {
           ? `${num(x.split.loadBefore, 2)} / ${num(x.split.loadAfter, 2)}`
           : "–",
       );
+      row(
+        "history.db split, FTS5 merge on a worker thread: runs; wall; transactions; host thread meanwhile: CPU, longest event-loop delay",
+        undefined,
+        (x) => {
+          const m = x.split && isAvailable(x.split) ? x.split.mergeOffThread : undefined;
+          return m
+            ? `${fmt(m.runs)}; ${fmt(m.wall)}; ${fmt(m.transactions)}; ${fmt(m.hostCpu)}, ${fmt(m.longestLoopDelay)}`
+            : "–";
+        },
+      );
       // A row per phase: the host's thread is held only by steps, so each phase's longest step is its cost to the host.
       for (const phase of ["backup", "copy", "merge", "catch-up", "verify", "switch", "trim"])
         if (c.split && isAvailable(c.split) && c.split.phases?.[phase])

@@ -36,6 +36,42 @@ export function mergeStep(db: Db, pages = MERGE_STEP_PAGES): boolean {
   return (changes.get() as number) - start > 1;
 }
 
+/**
+ * crisismerge while the history.db split copies: FTS5 merges a level inside the insert that
+ * flushes its crisismerge-th segment, a merge of the whole level on the host's thread. FTS5 holds
+ * at most 2,000 segments in all, so the split keeps the count below SPLIT_MAX_SEGMENTS (merging
+ * off-thread when it gets there) and this never fires.
+ */
+export const COPY_CRISIS_MERGE = 1999;
+
+/** Sets FTS5's crisismerge of `schema`.recall_fts (an SQL integer literal, as FTS5 requires). */
+export function setCrisisMerge(db: Db, value: number, schema = "main"): void {
+  db.exec(`INSERT INTO ${schema}.recall_fts (recall_fts, rank) VALUES ('crisismerge', ${Math.floor(value)})`);
+}
+
+/**
+ * Segments in recall_fts, from FTS5's structure record (rowid 10 of its data table): a 4-byte
+ * cookie, an optional 4-byte version-2 marker, then varints for the levels and the segments.
+ * One row read: cheap enough after every copy step, unlike counting the segments' pages.
+ */
+export function ftsSegments(db: Db, schema = "main"): number {
+  const block = pluckedStatement(db, `SELECT block FROM ${schema}.recall_fts_data WHERE id = 10`).get() as
+    Buffer | undefined;
+  if (!block || block.length < 6) return 0;
+  let i = block.length >= 8 && block.readUInt32BE(4) === 0xff000001 ? 8 : 4;
+  const varint = () => {
+    let value = 0;
+    for (let n = 0; n < 5 && i < block.length; n++) {
+      const byte = block[i++]!;
+      value = value * 128 + (byte & 0x7f);
+      if (byte < 0x80) break;
+    }
+    return value;
+  };
+  varint(); // levels
+  return varint();
+}
+
 /** recall_meta's note that a first load turned FTS5's automerge off (history.db only). */
 const DEFERRED_META = "fts_merges_deferred";
 /** FTS5's own defaults, which history.db keeps outside a first load. */
