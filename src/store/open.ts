@@ -36,14 +36,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma("synchronous = NORMAL");
   }
   db.pragma("foreign_keys = ON");
-  // A reader maps the file rather than copying each page it reads through the OS: a fresh
-  // process's first query reads thousands of pages (at 1M messages, median first calls of
-  // common-word queries took 10–20 % less). SQLite caps the size at its compiled maximum.
-  if (options.readonly) db.pragma(`mmap_size = ${READER_MMAP_BYTES}`);
   return db;
 }
-
-const READER_MMAP_BYTES = 2 ** 31;
 
 /**
  * Switches a new database to WAL. Two processes creating the same database at once (two
