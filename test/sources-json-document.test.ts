@@ -6,15 +6,10 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../src/platform/paths.js";
-import { ConfigSchema, type Config } from "../src/config/schema.js";
 import { backfill } from "../src/indexer/backfill.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { searchHistory } from "../src/search/history.js";
-import { sourcesConfigSchema } from "../src/sources/derive.js";
-import { createSources } from "../src/sources/registry.js";
-import { openHistoryStore } from "../src/store/history-store.js";
-import { tempDir } from "./helpers/tmp.js";
-import { sourceContract } from "./helpers/source-contract.js";
+import { openSourceRun, sourceContract } from "./helpers/source-contract.js";
 import { toyJson, toyJsonDocument, toyJsonSessions } from "./helpers/toy-json-source.js";
 
 const T = Date.UTC(2026, 5, 1);
@@ -60,23 +55,10 @@ sourceContract(toyJson, {
 
 describe("a document rewritten in place", () => {
   it("adds its new messages once, keeps the earlier ones, and a changed text beside the old", async () => {
-    const t = tempDir("recall-json-doc-");
-    const store = await openHistoryStore({
-      home: path.join(t.dir, "recall"),
-      projectionVersion: PROJECTION_VERSION,
-    });
-    const env = { HOME: path.join(t.dir, "home") };
-    const defaults = ConfigSchema.parse({});
-    const config: Config = {
-      ...defaults,
-      sources: { ...defaults.sources, ...sourcesConfigSchema([toyJson]).parse({}) },
-    };
-    const sources = createSources(env, config, {}, [toyJson]);
-    let now = T;
-    const index = () => {
-      now += 10 * 60_000;
-      backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: { now: () => now } });
-    };
+    const run = await openSourceRun(toyJson);
+    run.restart();
+    const { env, store } = run;
+    const index = () => run.index();
     const found = (word: string) =>
       searchHistory(store.db, store.engine, word, {}, 10).hits.filter((h) => !h.relaxed);
     try {
@@ -108,27 +90,16 @@ describe("a document rewritten in place", () => {
       expect(found("yakword")).toHaveLength(1);
       expect(store.db.prepare("SELECT max(epoch) FROM recall_raw_chunks").pluck().get()).toBe(2);
     } finally {
-      for (const s of sources) s.close?.();
-      store.close();
-      t.cleanup();
+      run.close();
     }
   });
 });
 
 describe("a machine without the CLI's documents", () => {
   it("finishes a backfill once its folders are walked, as one with documents does", async () => {
-    const t = tempDir("recall-json-doc-");
-    const store = await openHistoryStore({
-      home: path.join(t.dir, "recall"),
-      projectionVersion: PROJECTION_VERSION,
-    });
-    const env = { HOME: path.join(t.dir, "home") };
-    const defaults = ConfigSchema.parse({});
-    const config: Config = {
-      ...defaults,
-      sources: { ...defaults.sources, ...sourcesConfigSchema([toyJson]).parse({}) },
-    };
-    const sources = createSources(env, config, {}, [toyJson]);
+    const run = await openSourceRun(toyJson);
+    run.restart();
+    const { env, store, sources } = run;
     try {
       // Once without its folder, once with an empty one: neither waits for the safety valve.
       for (const prepare of [() => {}, () => mkdirSync(toyJsonSessions(env), { recursive: true })]) {
@@ -140,9 +111,7 @@ describe("a machine without the CLI's documents", () => {
         expect(result.ticks).toBeLessThan(10);
       }
     } finally {
-      for (const s of sources) s.close?.();
-      store.close();
-      t.cleanup();
+      run.close();
     }
   });
 });

@@ -3,18 +3,10 @@
  * source contract, on a toy agent whose sessions live in a WAL database.
  */
 import { readFileSync, rmSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../src/platform/paths.js";
-import { ConfigSchema, type Config } from "../src/config/schema.js";
-import { backfill } from "../src/indexer/backfill.js";
-import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { searchHistory } from "../src/search/history.js";
-import { sourcesConfigSchema } from "../src/sources/derive.js";
-import { createSources } from "../src/sources/registry.js";
-import { openHistoryStore } from "../src/store/history-store.js";
-import { tempDir } from "./helpers/tmp.js";
-import { sourceContract } from "./helpers/source-contract.js";
+import { openSourceRun, sourceContract } from "./helpers/source-contract.js";
 import { openToySql, toySql, toySqlFile } from "./helpers/toy-sql-source.js";
 
 const T = Date.UTC(2026, 5, 1);
@@ -58,18 +50,9 @@ sourceContract(toySql, {
 
 describe("a database its CLI holds open", () => {
   it("is read through its live WAL, which stays as it was (no checkpoint)", async () => {
-    const t = tempDir("recall-sql-wal-");
-    const store = await openHistoryStore({
-      home: path.join(t.dir, "recall"),
-      projectionVersion: PROJECTION_VERSION,
-    });
-    const env = { HOME: path.join(t.dir, "home") };
-    const defaults = ConfigSchema.parse({});
-    const config: Config = {
-      ...defaults,
-      sources: { ...defaults.sources, ...sourcesConfigSchema([toySql]).parse({}) },
-    };
-    const sources = createSources(env, config, {}, [toySql]);
+    const run = await openSourceRun(toySql);
+    run.restart();
+    const { env, store } = run;
     const writer = openToySql(env);
     writer.pragma("wal_autocheckpoint = 0");
     try {
@@ -81,11 +64,7 @@ describe("a database its CLI holds open", () => {
         .run(T, T);
       const wal = readFileSync(`${toySqlFile(env)}-wal`);
       expect(wal.length).toBeGreaterThan(0);
-      let now = T;
-      const index = () => {
-        now += 10 * 60_000;
-        backfill(store.db, sources, { projectionVersion: PROJECTION_VERSION, clock: { now: () => now } });
-      };
+      const index = () => run.index();
       const found = (word: string) => searchHistory(store.db, store.engine, word, {}, 10).hits.length;
       index();
       expect(found("heronword")).toBe(1);
@@ -102,9 +81,7 @@ describe("a database its CLI holds open", () => {
       expect(grown.subarray(0, wal.length).equals(wal)).toBe(true);
     } finally {
       writer.close();
-      for (const s of sources) s.close?.();
-      store.close();
-      t.cleanup();
+      run.close();
     }
   });
 });

@@ -38,7 +38,8 @@ export interface ContractFixture {
   oversized?: { write(env: Env): void; token: string; bytes: number; maxLineBytes: number };
 }
 
-interface Run {
+/** One definition over a fresh index and HOME (its sources made by `restart`), indexed with a clock past every settle interval. */
+export interface Run {
   env: Env;
   home: string;
   store: HistoryStore;
@@ -53,7 +54,7 @@ interface Run {
 
 const T0 = Date.UTC(2026, 9, 1);
 
-async function open(definition: SourceDefinition, maxLineBytes?: number): Promise<Run> {
+export async function openSourceRun(definition: SourceDefinition, maxLineBytes?: number): Promise<Run> {
   const t = tempDir("recall-contract-");
   const home = path.join(t.dir, "home");
   const env: Env = { HOME: home };
@@ -136,7 +137,7 @@ export function sourceContract(definition: SourceDefinition, fixture: ContractFi
   describe(`source contract: ${definition.name}${fixture.label ? ` (${fixture.label})` : ""}`, () => {
     const runs: Run[] = [];
     const start = async (maxLineBytes?: number) => {
-      const run = await open(definition, maxLineBytes);
+      const run = await openSourceRun(definition, maxLineBytes);
       runs.push(run);
       return run;
     };
