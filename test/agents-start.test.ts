@@ -7,25 +7,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { REAL_MORE_FIXTURES, sharedAvailable } from "./helpers/shared.js";
+import { homeOnlyEnv } from "./helpers/home-only.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const available = sharedAvailable("fixtures/real-more");
-
-/** A HOME with nothing but one CLI's files: every variable that could point elsewhere is blank. */
-function onlyAgentMachine(home: string): Record<string, string> {
-  return {
-    HOME: home,
-    RECALL_HOME: "",
-    XDG_DATA_HOME: "",
-    XDG_CONFIG_HOME: "",
-    CLAUDE_CONFIG_DIR: "",
-    CODEX_HOME: "",
-    OPENCODE_DB: "",
-    GEMINI_CLI_HOME: "",
-    QWEN_HOME: "",
-    QWEN_RUNTIME_DIR: "",
-  };
-}
 
 describe.skipIf(!available)("npm start on a machine holding one new agent's history", () => {
   for (const [cli, agent] of [
@@ -36,7 +21,7 @@ describe.skipIf(!available)("npm start on a machine holding one new agent's hist
       const t = tempDir();
       try {
         cpSync(path.join(REAL_MORE_FIXTURES, cli, "home"), t.dir, { recursive: true });
-        const r = runCli(["start", "--no-serve"], onlyAgentMachine(t.dir));
+        const r = runCli(["start", "--no-serve"], homeOnlyEnv(t.dir));
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout).not.toMatch(/No agent history found|demo corpus/);
         const indexed = Number(/Indexed (\d+) records/.exec(r.stdout)?.[1]);

@@ -7,22 +7,10 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { copyRealHome } from "./helpers/real-more.js";
 import { sharedAvailable } from "./helpers/shared.js";
+import { homeOnlyEnv } from "./helpers/home-only.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const available = sharedAvailable("fixtures/real-more");
-
-/** Nothing but HOME says where the CLIs keep their history. */
-const onlyHome = (dir: string): Record<string, string> => ({
-  HOME: dir,
-  RECALL_HOME: "",
-  XDG_DATA_HOME: "",
-  XDG_CONFIG_HOME: "",
-  CLAUDE_CONFIG_DIR: "",
-  CODEX_HOME: "",
-  OPENCODE_DB: "",
-  CLINE_DIR: "",
-  CONTINUE_GLOBAL_DIR: "",
-});
 
 describe.skipIf(!available)("npm start on a machine with only one of the newer agents", () => {
   for (const [cli, agent, displayName] of [
@@ -34,7 +22,7 @@ describe.skipIf(!available)("npm start on a machine with only one of the newer a
       const t = tempDir();
       try {
         copyRealHome(cli, t.dir);
-        const r = runCli(["start", "--no-serve"], onlyHome(t.dir));
+        const r = runCli(["start", "--no-serve"], homeOnlyEnv(t.dir));
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout).not.toMatch(/No agent history found|demo/);
         const indexed = Number(/Indexed (\d+) records/.exec(r.stdout)?.[1] ?? 0);
@@ -43,7 +31,7 @@ describe.skipIf(!available)("npm start on a machine with only one of the newer a
         expect(hits.length).toBeGreaterThan(0);
         for (const hit of hits) expect(hit.trim()).toMatch(new RegExp(`^transcript:${agent}:`));
         // status names the source by its display name too.
-        const status = runCli(["status"], onlyHome(t.dir));
+        const status = runCli(["status"], homeOnlyEnv(t.dir));
         expect(status.status, status.stderr).toBe(0);
         expect(status.stdout).toMatch(new RegExp(`^  ${agent} \\(${displayName}\\) +ready `, "m"));
       } finally {

@@ -4,25 +4,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { httpRequest, login, startServe } from "./helpers/http.js";
+import { homeOnlyEnv } from "./helpers/home-only.js";
 import { tempDir } from "./helpers/tmp.js";
-
-/** A machine with no agent history anywhere recall looks. */
-function emptyMachine(dir: string): Record<string, string> {
-  return {
-    HOME: dir,
-    RECALL_HOME: "",
-    XDG_DATA_HOME: "",
-    XDG_CONFIG_HOME: "",
-    CLAUDE_CONFIG_DIR: "",
-    CODEX_HOME: "",
-    OPENCODE_DB: "",
-  };
-}
 
 describe("npm start on a machine without agent history", () => {
   it("indexes the demo corpus and prints a sample search with a hit (--no-serve stops there)", () => {
     const t = tempDir();
-    const env = emptyMachine(t.dir);
+    const env = homeOnlyEnv(t.dir);
     const r = runCli(["start", "--no-serve"], env);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/No agent history found/);
@@ -71,7 +59,7 @@ describe("npm start on a machine without agent history", () => {
     // The same home through a link: the same corpus, reused.
     const linked = `${t.dir}-link`;
     symlinkSync(t.dir, linked);
-    const viaLink = runCli(["start", "--no-serve"], emptyMachine(linked));
+    const viaLink = runCli(["start", "--no-serve"], homeOnlyEnv(linked));
     rmSync(linked);
     expect(viaLink.status, viaLink.stderr).toBe(0);
     expect(viaLink.stdout).toMatch(/using the demo corpus/);
@@ -88,7 +76,7 @@ describe("npm start on a machine without agent history", () => {
 
   it("names its own demo folder, not an --out it was never given, when that folder holds something else", () => {
     const t = tempDir();
-    const env = emptyMachine(t.dir);
+    const env = homeOnlyEnv(t.dir);
     const demo = path.join(t.dir, ".local", "share", "recall", "demo");
     mkdirSync(path.join(demo, ".claude"), { recursive: true });
     for (const manifest of [
@@ -110,7 +98,7 @@ describe("npm start on a machine without agent history", () => {
 
   it("then serves the dashboard over the demo corpus until stopped", async () => {
     const t = tempDir();
-    const started = await startServe(emptyMachine(t.dir), ["start", "--port", "0"], 120_000);
+    const started = await startServe(homeOnlyEnv(t.dir), ["start", "--port", "0"], 120_000);
     try {
       expect(started.stdout()).toMatch(/Sample search/);
       expect(started.loginUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
