@@ -2,28 +2,16 @@
  * Every file under ../shared/fixtures/real/ copied into a temporary HOME (one per CLI
  * variant: the two opencode databases share a path), indexed, and found again by search.
  */
-import { createHash } from "node:crypto";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sessionsForAlias } from "../src/search/session-aliases.js";
 import { REAL_FIXTURES, sharedAvailable } from "./helpers/shared.js";
 import { copyHome, createHarness, fixtureHomes, type Harness } from "./sources-harness.js";
 import { documentRows, useDocumentText } from "./helpers/document-text.js";
+import { filesUnder, sha } from "./helpers/real-more.js";
 
 const available = sharedAvailable("fixtures/real");
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...filesUnder(full));
-    else out.push(full);
-  }
-  return out.sort();
-}
-
-const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
 describe.skipIf(!available)("real CLI fixtures, indexed from a temporary HOME", () => {
   let h: Harness | null = null;
