@@ -4,7 +4,7 @@ import type { Db } from "../store/open.js";
 import { beginFirstLoad, isEmptyIndex, type FirstLoad } from "../store/first-load.js";
 import { dropReadIndexesIfEmpty, ensureReadIndexes, forgetIndexState } from "../store/read-indexes.js";
 import type { Redaction } from "../projection/index.js";
-import type { Budget, Source, SourceCounters, SourceProgress } from "../sources/types.js";
+import type { Budget, Source, SourceBatch, SourceCounters, SourceProgress } from "../sources/types.js";
 import { indexView } from "./checkpoints.js";
 import { noteReadersVersion, noteRedactionFingerprint } from "./derived-versions.js";
 import { ftsGroup } from "./fts-queue.js";
@@ -54,6 +54,51 @@ export interface SourceTick {
   ms: number;
 }
 
+/** One source's budget for one batch, its time counted from `started` (performance.now()). */
+export function batchBudget(limits: BatchLimits, now: number, started: number, thorough: boolean): Budget {
+  return {
+    maxRecords: limits.maxRecords,
+    maxBytes: limits.maxBytes,
+    maxEntries: limits.maxEntries,
+    maxSessionRows: limits.maxSessionRows,
+    maxFiles: limits.maxFiles,
+    now,
+    expired: () => performance.now() - started > limits.maxMillis,
+    thorough,
+  };
+}
+
+/** How a tick's batch is written (ingest.ts), from the tick's options. */
+export function writeOptions(source: string, options: TickOptions) {
+  return {
+    source,
+    projectionVersion: options.projectionVersion,
+    now: options.clock.now(),
+    rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
+    textInPlace: options.textInPlace ?? false,
+    redaction: options.redaction,
+  };
+}
+
+/** A source's tick figures once its batch is written. */
+export function sourceTick(
+  source: string,
+  batch: Pick<SourceBatch, "idle" | "progress" | "counters">,
+  written: { records: number; documents: number; rawBytes: number },
+  ms: number,
+): SourceTick {
+  return {
+    source,
+    records: written.records,
+    documents: written.documents,
+    idle: batch.idle,
+    progress: batch.progress,
+    counters: batch.counters,
+    rawBytes: written.rawBytes,
+    ms,
+  };
+}
+
 /** One tick: one bounded batch from every source, each committed in its own transaction. */
 export function runTick(db: Db, sources: readonly Source[], options: TickOptions): SourceTick[] {
   const view = indexView(db);
@@ -61,35 +106,10 @@ export function runTick(db: Db, sources: readonly Source[], options: TickOptions
   const out: SourceTick[] = [];
   for (const source of sources) {
     const started = performance.now();
-    const budget: Budget = {
-      maxRecords: limits.maxRecords,
-      maxBytes: limits.maxBytes,
-      maxEntries: limits.maxEntries,
-      maxSessionRows: limits.maxSessionRows,
-      maxFiles: limits.maxFiles,
-      now: options.clock.now(),
-      expired: () => performance.now() - started > limits.maxMillis,
-      thorough: options.thorough ?? false,
-    };
+    const budget = batchBudget(limits, options.clock.now(), started, options.thorough ?? false);
     const batch = source.nextBatch(view, budget);
-    const ingested = ingestBatch(db, batch, {
-      source: source.name,
-      projectionVersion: options.projectionVersion,
-      now: options.clock.now(),
-      rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
-      textInPlace: options.textInPlace ?? false,
-      redaction: options.redaction,
-    });
-    out.push({
-      source: source.name,
-      records: ingested.records,
-      documents: ingested.documents,
-      idle: batch.idle,
-      progress: batch.progress,
-      counters: batch.counters,
-      rawBytes: ingested.rawBytes,
-      ms: performance.now() - started,
-    });
+    const ingested = ingestBatch(db, batch, writeOptions(source.name, options));
+    out.push(sourceTick(source.name, batch, ingested, performance.now() - started));
   }
   return out;
 }

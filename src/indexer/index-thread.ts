@@ -8,9 +8,9 @@ import { workerData } from "node:worker_threads";
 import { systemClock } from "../core/clock.js";
 import { compileRedaction } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
-import type { Budget, SourceBatch } from "../sources/types.js";
+import type { SourceBatch } from "../sources/types.js";
 import { openDatabase } from "../store/open.js";
-import { TickPlan } from "./backfill.js";
+import { batchBudget, TickPlan } from "./backfill.js";
 import { indexView } from "./checkpoints.js";
 import { pendingView } from "./pending-view.js";
 import { SLOT, type ThreadBatch, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
@@ -85,16 +85,7 @@ function run(): void {
       for (const source of sources) {
         if (!polled.has(source.name)) continue;
         const started = performance.now();
-        const budget: Budget = {
-          maxRecords: limits.maxRecords,
-          maxBytes: limits.maxBytes,
-          maxEntries: limits.maxEntries,
-          maxSessionRows: limits.maxSessionRows,
-          maxFiles: limits.maxFiles,
-          now: systemClock.now(),
-          expired: () => performance.now() - started > limits.maxMillis,
-          thorough: true,
-        };
+        const budget = batchBudget(limits, systemClock.now(), started, true);
         const batch = source.nextBatch(view, budget);
         view.add(seq, source.name, batch);
         read.push({ source: source.name, batch, ms: performance.now() - started });

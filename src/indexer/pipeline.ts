@@ -10,6 +10,8 @@ import { compileRedaction, DEFAULT_REDACTION } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import {
   BATCH_LIMITS,
+  sourceTick,
+  writeOptions,
   type BackfillOptions,
   type ProducerSwitch,
   type SourceTick,
@@ -140,24 +142,8 @@ function startPipeline(
     const ticks = message.batches.map(({ source, batch, ms }): SourceTick => {
       const started = performance.now();
       for (const chunk of batch.rawChunks) chunk.data = asBuffer(chunk.data);
-      const ingested = writeBatch(db, batch, {
-        source,
-        projectionVersion: options.projectionVersion,
-        now: options.clock.now(),
-        rawMaxBytesPerSource: options.rawMaxBytesPerSource ?? null,
-        textInPlace: options.textInPlace ?? false,
-        redaction: options.redaction,
-      });
-      return {
-        source,
-        records: ingested.records,
-        documents: ingested.documents,
-        idle: batch.idle,
-        progress: batch.progress,
-        counters: batch.counters,
-        rawBytes: ingested.rawBytes,
-        ms: ms + performance.now() - started,
-      };
+      const ingested = writeBatch(db, batch, writeOptions(source, options));
+      return sourceTick(source, batch, ingested, ms + performance.now() - started);
     });
     return { ticks, finished: message.finished };
   };
