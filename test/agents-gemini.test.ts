@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sharedAvailable } from "./helpers/shared.js";
 import {
+  expectAnswerAndPreview,
   expectManifestFound,
   indexRealHome,
   readManifest,
@@ -26,21 +27,9 @@ describe.skipIf(!available)("Gemini CLI sessions written by the real binary", ()
   });
 
   it("finds the decision, the resumed follow-up, the ADR and the big output's marker", async () => {
-    const manifest = readManifest();
-    const { decision, build } = sessionsOf(manifest, "gemini-cli");
     h = await indexRealHome("gemini-cli");
     await expectManifestFound(h, "gemini-cli", "gemini");
-
-    const phrase = await strictHits(h, manifest.decision_phrase, { agent: "gemini" });
-    const answer = phrase.find((x) => x.conversation === `gemini:${decision.session_id}`)!;
-    expect(answer).toMatchObject({ agent: "gemini", session: decision.session_id, role: "assistant" });
-    // The project is the recorded folder (.project_root): it does not exist here, so it stays as written.
-    expect(answer.project).toBe(decision.cwd);
-    // The CLI kept the big output's first line in the logged result (MANIFEST): one tool preview holds it.
-    expect(build.big_output_first_line_in_tool_result).toBe(true);
-    const marker = await strictHits(h, "quokka_retry_budget exhausted shard");
-    const tool = marker.filter((x) => x.conversation === `gemini:${build.session_id}` && x.role === "tool");
-    expect(tool.length).toBe(1);
+    await expectAnswerAndPreview(h, "gemini-cli", "gemini");
   });
 
   it("reads each message once, though logged twice and replayed by $set on the resume", async () => {

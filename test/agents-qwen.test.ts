@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sharedAvailable } from "./helpers/shared.js";
 import {
+  expectAnswerAndPreview,
   expectManifestFound,
   indexRealHome,
   readManifest,
@@ -26,20 +27,9 @@ describe.skipIf(!available)("Qwen Code sessions written by the real binary", () 
   });
 
   it("finds the decision, the resumed follow-up, the ADR and the big output's marker", async () => {
-    const manifest = readManifest();
-    const { decision, build } = sessionsOf(manifest, "qwen-code");
     h = await indexRealHome("qwen-code");
     await expectManifestFound(h, "qwen-code", "qwen");
-
-    const phrase = await strictHits(h, manifest.decision_phrase, { agent: "qwen" });
-    const answer = phrase.find((x) => x.conversation === `qwen:${decision.session_id}`)!;
-    expect(answer).toMatchObject({ agent: "qwen", session: decision.session_id, role: "assistant" });
-    expect(answer.project).toBe(decision.cwd);
-    // The CLI kept the big output's first line in the logged result (MANIFEST): one tool preview holds it.
-    expect(build.big_output_first_line_in_tool_result).toBe(true);
-    const marker = await strictHits(h, "quokka_retry_budget exhausted shard");
-    const tool = marker.filter((x) => x.conversation === `qwen:${build.session_id}` && x.role === "tool");
-    expect(tool.length).toBe(1);
+    await expectAnswerAndPreview(h, "qwen-code", "qwen");
     expect(await strictHits(h, "0042_enable_rls.sql", { agent: "gemini" })).toEqual([]);
   });
 

@@ -137,3 +137,22 @@ export async function expectManifestFound(h: Harness, cli: string, agent: string
   const other = await searchTool(h, "0042_enable_rls.sql", { agent: "other" });
   expect([...sessionsIn(other)]).toEqual([resumed.session_id]);
 }
+
+/**
+ * For a CLI that records its session's folder and keeps a big output's first line in the logged
+ * result: the decision's answer is the assistant's, in the recorded project, and exactly one tool
+ * preview of the build session holds the marker.
+ */
+export async function expectAnswerAndPreview(h: Harness, cli: string, agent: string): Promise<void> {
+  const manifest = readManifest();
+  const { decision, build } = sessionsOf(manifest, cli);
+  const phrase = await strictHits(h, manifest.decision_phrase, { agent });
+  const answer = phrase.find((x) => x.conversation === `${agent}:${decision.session_id}`)!;
+  expect(answer).toMatchObject({ agent, session: decision.session_id, role: "assistant" });
+  // The recorded folder does not exist here, so it stays as written.
+  expect(answer.project).toBe(decision.cwd);
+  expect(build.big_output_first_line_in_tool_result).toBe(true);
+  const marker = await strictHits(h, "quokka_retry_budget exhausted shard");
+  const tool = marker.filter((x) => x.conversation === `${agent}:${build.session_id}` && x.role === "tool");
+  expect(tool.length).toBe(1);
+}
