@@ -1,8 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { warmUpQueries } from "../src/app/search-warm-up.js";
 import { runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 import { connectMcp } from "./helpers/mcp.js";
@@ -46,6 +47,18 @@ afterAll(async () => {
 });
 
 describe("recall mcp over stdio (real SDK client, real process)", () => {
+  it("warms its search up before the first request, without an audit line or a word of it on stderr", () => {
+    // `recall index` stored the common terms' statistics the warm-up draws its queries from.
+    const index = new Database(path.join(demo.env.RECALL_HOME!, "history.db"), { readonly: true });
+    const queries = warmUpQueries(index);
+    index.close();
+    expect(queries.length).toBeGreaterThan(0);
+    expect(stderr()).toMatch(/warmed up search in \d+ ms/);
+    for (const word of queries.join(" ").split(" ")) expect(stderr()).not.toMatch(new RegExp(`\\b${word}\\b`));
+    const audit = path.join(demo.env.RECALL_HOME!, "audit.jsonl");
+    expect(existsSync(audit) ? readFileSync(audit, "utf8") : "").not.toContain('"tool":"search_history"');
+  });
+
   it("lists its tools with input schemas and read-only annotations", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();

@@ -11,6 +11,7 @@ import {
   rankDocuments,
   rankExact,
   rankExactCut,
+  shortOfRows,
   type RankRequest,
   type RankResult,
 } from "./planner.js";
@@ -222,6 +223,35 @@ describe("query planner", () => {
       expect([none.plan, none.scored]).toEqual(["fallback", 0]);
       expect(none.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
     }
+  });
+
+  it("gives up on AND terms whose rows seldom pass before the budget is spent, with the reference's answer", () => {
+    plannerTuning.exactMaxRows = 10;
+    plannerTuning.enumerateMaxRows = 0;
+    plannerTuning.filteredMaxRows = 0;
+    plannerTuning.depth = 1_000;
+    // One session's dozen rows among thousands holding both words.
+    const { where, params } = filterSql({ sessions: ["s7"] });
+    const request: RankRequest = {
+      terms: ["session", "the"],
+      match: "all",
+      where,
+      params,
+      limit: 10,
+      weights: HISTORY_WEIGHTS,
+    };
+    const planned = rankDocuments(store.db, request);
+    expect(planned.plan).toBe("fallback");
+    expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
+    expect(planned.scored).toBeGreaterThan(0);
+    expect(planned.scored).toBeLessThan(1_000);
+  });
+
+  it("tells a pass rate too low for the budget from one that may still fill the answer", () => {
+    expect(shortOfRows(0, 480, 2_048, 10)).toBe(true);
+    expect(shortOfRows(2, 480, 2_048, 10)).toBe(true); // 2 in 480 rows: about 8 in 2,048
+    expect(shortOfRows(3, 480, 2_048, 10)).toBe(false);
+    expect(shortOfRows(10, 480, 2_048, 10)).toBe(false);
   });
 
   it("scores rows added after some lists were built once, though newer lists hold them", () => {

@@ -1,6 +1,6 @@
 import { endianness } from "node:os";
 import type { Db } from "./open.js";
-import { statement } from "./statements.js";
+import { pluckedStatement, statement } from "./statements.js";
 import { documentBody, RECORD_TEXT_COLUMN, RECORD_TEXT_JOIN, type StoredBody } from "./document-text.js";
 
 /** One term's persisted statistics (schema v12, recall_term_lists). */
@@ -161,6 +161,15 @@ export function storedTermRows(db: Db): Map<string, StoredTermMark> {
     through: number;
   }[];
   return new Map(rows.map((r) => [r.term, { builtRows: r.builtRows, through: r.through }]));
+}
+
+/** The `n` stored words (not stem prefixes) found in the most documents, most frequent first. */
+export function mostFrequentStoredWords(db: Db, n: number): string[] {
+  if (!hasTable(db)) return [];
+  return pluckedStatement(
+    db,
+    "SELECT term FROM recall_term_lists WHERE substr(term, -1) <> '*' ORDER BY df DESC LIMIT ?",
+  ).all(n) as string[];
 }
 
 /** Bodies of up to `n` documents spread over the id range (a sample of the index's vocabulary). */

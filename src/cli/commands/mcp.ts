@@ -25,6 +25,7 @@ export const mcpCommand: CommandModule = {
         const config = ctx().config();
         const { serveStdio } = await import("../../mcp/server.js");
         const { mcpToolSet } = await import("../../app/tool-set.js");
+        const { warmUpSearch } = await import("../../app/search-warm-up.js");
         const store = await openIndexToWrite({ home, engine: ctx().forcedEngine });
         const version = program.version() ?? "0.0.0";
         const broker = joinBrokerElection({ home, file: store.file, sourceEnv: env, config, log });
@@ -36,6 +37,10 @@ export const mcpCommand: CommandModule = {
         // search_chats/read_chat are bound to the app of this server's working directory.
         const cwd = process.cwd();
         const toolSet = mcpToolSet({ db: store.db, engine: store.engine, home, env, config, cwd });
+        // Before the first request is read: a first search then costs what a later one does.
+        const searchHistory = toolSet.tools.find((t) => t.name === "search_history");
+        const warmed = searchHistory ? await warmUpSearch(store.db, searchHistory) : null;
+        if (warmed?.searches) log(`warmed up search in ${Math.round(warmed.ms)} ms`);
         try {
           await serveStdio({
             name: "recall",

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { tempHistoryStores } from "../../test/helpers/temp-store.js";
+import { writeTermStats } from "../store/term-stats.js";
+import type { ToolDefinition } from "../tools/definition.js";
+import { warmUpQueries, warmUpSearch } from "./search-warm-up.js";
+
+/** Stored statistics for `term` found in `df` documents (the list itself does not matter here). */
+const stored = (term: string, df: number) => ({
+  term,
+  df,
+  through: 10,
+  builtRows: 10,
+  idf: 1,
+  avgdl: 10,
+  complete: true,
+  ids: Float64Array.from([1]),
+  impacts: Float64Array.from([1]),
+});
+
+describe("the search warm-up of a fresh process", () => {
+  const store = tempHistoryStores();
+
+  it("asks nothing of an index without stored term statistics", async () => {
+    const { db } = await store();
+    expect(warmUpQueries(db)).toEqual([]);
+  });
+
+  it("draws its queries from the most frequent stored words, skipping stopwords and stem prefixes", async () => {
+    const { db } = await store();
+    // word0 is the most frequent word, word39 the least; "the" and the prefixes are more frequent.
+    for (let i = 0; i < 40; i++) writeTermStats(db, stored(`word${i}`, 1_000 - i));
+    writeTermStats(db, stored("the", 5_000));
+    writeTermStats(db, stored("word*", 6_000));
+    expect(warmUpQueries(db)).toEqual(["word0 word1 word2", "word10 word30"]);
+    // A short list gives the common-words query only.
+    const { db: small } = await store();
+    for (let i = 0; i < 5; i++) writeTermStats(small, stored(`word${i}`, 100 - i));
+    expect(warmUpQueries(small)).toEqual(["word0 word1 word2"]);
+  });
+
+  it("runs each query through the tool and shrugs off a tool that fails", async () => {
+    const { db } = await store();
+    for (let i = 0; i < 40; i++) writeTermStats(db, stored(`word${i}`, 1_000 - i));
+    const asked: unknown[] = [];
+    const failing: ToolDefinition = {
+      name: "search_history",
+      description: "",
+      inputSchema: z.object({ query: z.string(), limit: z.number() }),
+      defaultConsent: "always",
+      getConsentPreview: () => "",
+      execute: (args) => {
+        asked.push(args);
+        return Promise.reject(new Error("index not ready"));
+      },
+    };
+    const warmed = await warmUpSearch(db, failing);
+    expect(warmed.searches).toBe(2);
+    expect(asked).toEqual([
+      { query: "word0 word1 word2", limit: 10 },
+      { query: "word10 word30", limit: 10 },
+    ]);
+  });
+});
