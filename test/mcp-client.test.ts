@@ -54,7 +54,8 @@ describe("recall mcp over stdio (real SDK client, real process)", () => {
     index.close();
     expect(queries.length).toBeGreaterThan(0);
     expect(stderr()).toMatch(/warmed up search in \d+ ms/);
-    for (const word of queries.join(" ").split(" ")) expect(stderr()).not.toMatch(new RegExp(`\\b${word}\\b`));
+    for (const word of queries.join(" ").split(" "))
+      expect(stderr()).not.toMatch(new RegExp(`\\b${word}\\b`));
     const audit = path.join(demo.env.RECALL_HOME!, "audit.jsonl");
     expect(existsSync(audit) ? readFileSync(audit, "utf8") : "").not.toContain('"tool":"search_history"');
   });

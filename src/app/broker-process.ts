@@ -10,11 +10,9 @@ import { createSources } from "../sources/registry.js";
 import { recoverFirstLoad } from "../store/first-load.js";
 import { readyWriter, registerFunctions } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
-import { createTermStatsJob } from "./term-stats-job.js";
+import { createIndexUpkeep } from "./index-upkeep.js";
 import { indexThread } from "./index-thread.js";
 
-/** How long one idle cycle may spend on term statistics (each term is one FTS5 pass). */
-const IDLE_SLICE_MS = 200;
 /**
  * How long a new broker waits before its first indexing cycle. A client that starts `recall mcp`
  * sends initialize, tools/list and often a first call at once, and a cycle's batches run
@@ -59,7 +57,7 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
         registerFunctions(writer);
         // Only the elected writer builds missing read indexes (a first load's, a reindex's).
         readyWriter(writer, { buildMissingIndexes: true });
-        const termStats = createTermStatsJob(writer);
+        const upkeep = createIndexUpkeep(writer, options.file);
         const w = createIndexWorker({
           db: writer,
           createSources: () => createSources(options.sourceEnv, options.config),
@@ -70,11 +68,8 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
           writer: "broker",
           log,
           pipeline: indexThread(options.sourceEnv, options.config),
-          // Idle: keep common terms' statistics for fresh processes, a bounded slice at a time.
-          onIdle: () => {
-            const until = performance.now() + IDLE_SLICE_MS;
-            while (performance.now() < until && termStats.step());
-          },
+          // Idle: finish FTS5 merges, keep common terms' statistics for fresh processes.
+          onIdle: () => upkeep.turn(),
         });
         firstCycle = setTimeout(() => w.start(), FIRST_CYCLE_DELAY_MS);
         worker = w;

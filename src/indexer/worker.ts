@@ -165,8 +165,12 @@ export interface WorkerOptions {
   writer?: PublishedCoverage["writer"];
   /** Content-free log lines (counts, durations, error kinds); never text of any record. */
   log?: (line: string) => void;
-  /** Bounded work for idle cycles, when no source has anything waiting (the broker's term statistics). */
-  onIdle?: () => void;
+  /**
+   * Bounded work for idle cycles, when no source has anything waiting (the broker's merges and
+   * term statistics); the loop awaits it before its next cycle, which comes at the backlog's
+   * pace when it answers true (more of it is due), else at the idle one.
+   */
+  onIdle?: () => boolean | Promise<boolean>;
   /**
    * What createSources is built from, as plain data: a catch-up (and a reindex's) with more than
    * a group of work reads and prepares its batches on another thread (pipeline.ts).
@@ -424,15 +428,16 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         );
       }
       if (stopped) break;
+      let more = false;
       if (!busy && options.onIdle) {
         try {
-          await withLock(async () => options.onIdle!());
+          more = await withLock(async () => options.onIdle!());
         } catch (error) {
           figures.errors += 1;
           log(`idle work failed (${errorKind(error)})`);
         }
       }
-      await sleep(busy ? cadence.backlogMs : cadence.idleMs);
+      await sleep(busy || more ? cadence.backlogMs : cadence.idleMs);
     }
   };
 

@@ -376,9 +376,9 @@ function listsWithFresh(
 
 /**
  * Whether rows pass (hold every term of an AND query, meet the filters) too rarely for the budget
- * to find `limit` of them: the rows read first are the likeliest to pass, so the rate so far is
- * an upper estimate. The reference then runs at once instead of after the whole budget: at 1M
- * messages, three common words whose rows seldom meet ("error command session") scored 2,048
+ * to find `limit` of them: the rows read first are the likeliest to pass, so the rate so far tends
+ * to overstate the rest. The reference then runs at once instead of after the whole budget: at
+ * 1M messages, three common words whose rows seldom meet ("error command session") scored 2,048
  * rows in vain (about 20 ms) before it.
  */
 export function shortOfRows(found: number, scored: number, budget: number, limit: number): boolean {
@@ -393,11 +393,7 @@ export function shortOfRows(found: number, scored: number, budget: number, limit
  * the next row's bound and τ, the bound of rows in no list at all. When it finds too few rows,
  * it says how many it scored in vain.
  */
-function rankByImpact(
-  db: Db,
-  cache: TermCache,
-  request: RankRequest,
-): RankResult | { gaveUpAfter: number } {
+function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResult | { gaveUpAfter: number } {
   const n = request.terms.length;
   const { lists, fresh } = listsWithFresh(db, cache, request);
   // Carried counts drift with in-place updates and deletions: such answers are not proven exact.

@@ -5,13 +5,14 @@ import { RecallError } from "../core/errors.js";
 import { CRISIS_MERGE } from "./fts-merge.js";
 
 /**
- * FTS5 segment merging on a worker thread with its own connection, for the history.db split.
- * One FTS5 'merge' command can write a whole common term's doclist (FTS5 checks its page budget
- * only between terms), so on the host's thread a merge step cannot be bounded from outside: at
- * 1M messages 4 of 15,744 steps took 25–50 ms of CPU. Here the host's thread only spawns the
- * worker and awaits it. Only safe while nothing else writes the file (the split's copy is
- * paused meanwhile); each 'merge' is its own transaction, so a kill keeps what was merged and
- * the next run merges the rest (merging does not change what the index finds).
+ * FTS5 segment merging on a worker thread with its own connection, for the history.db split and
+ * the broker's idle time (app/index-upkeep.ts). One FTS5 'merge' command can write a whole
+ * common term's doclist (FTS5 checks its page budget only between terms), so on the host's
+ * thread a merge step cannot be bounded from outside: at 1M messages 4 of 15,744 steps took
+ * 25–50 ms of CPU, and one of a half-merged index's 0.6 s. Here the calling thread only spawns
+ * the worker and awaits it. Only safe while nothing else writes the file (the split's copy and
+ * the broker's indexer wait meanwhile); each 'merge' is its own transaction, so a kill keeps
+ * what was merged and the next run merges the rest (merging does not change what the index finds).
  */
 export interface WorkerMerge {
   /** 'merge' commands that wrote segments, each one transaction. */

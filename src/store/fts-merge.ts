@@ -49,27 +49,67 @@ export function setCrisisMerge(db: Db, value: number, schema = "main"): void {
   db.exec(`INSERT INTO ${schema}.recall_fts (recall_fts, rank) VALUES ('crisismerge', ${Math.floor(value)})`);
 }
 
+/** One level of an FTS5 index: its segments, and whether a merge of them into the next is under way. */
+export interface FtsLevel {
+  segments: number;
+  merging: boolean;
+}
+
 /**
- * Segments in recall_fts, from FTS5's structure record (rowid 10 of its data table): a 4-byte
- * cookie, an optional 4-byte version-2 marker, then varints for the levels and the segments.
- * One row read: cheap enough after every copy step, unlike counting the segments' pages.
+ * recall_fts's levels, from FTS5's structure record (rowid 10 of its data table): a 4-byte
+ * cookie, an optional 4-byte version-2 marker (contentless-delete tables), varints for the
+ * levels, the segments and the write counter, then per level the segments an incremental merge
+ * has taken in (nMerge) and its segments, each a segid and first and last page (five more varints
+ * in version 2). One row read: cheap enough after every copy step.
  */
-export function ftsSegments(db: Db, schema = "main"): number {
+export function ftsLevels(db: Db, schema = "main"): FtsLevel[] {
   const block = pluckedStatement(db, `SELECT block FROM ${schema}.recall_fts_data WHERE id = 10`).get() as
     Buffer | undefined;
-  if (!block || block.length < 6) return 0;
-  let i = block.length >= 8 && block.readUInt32BE(4) === 0xff000001 ? 8 : 4;
+  if (!block || block.length < 6) return [];
+  const v2 = block.length >= 8 && block.readUInt32BE(4) === 0xff000001;
+  let i = v2 ? 8 : 4;
+  // SQLite's varint: up to 8 bytes of 7 bits, a ninth of 8 (only the write counter gets that long).
   const varint = () => {
     let value = 0;
-    for (let n = 0; n < 5 && i < block.length; n++) {
+    for (let n = 0; n < 9 && i < block.length; n++) {
       const byte = block[i++]!;
+      if (n === 8) return value * 256 + byte;
       value = value * 128 + (byte & 0x7f);
       if (byte < 0x80) break;
     }
     return value;
   };
-  varint(); // levels
-  return varint();
+  const levels = varint();
+  varint(); // segments in all
+  varint(); // write counter
+  const out: FtsLevel[] = [];
+  for (let l = 0; l < levels && i < block.length; l++) {
+    const merging = varint() > 0;
+    const segments = varint();
+    for (let s = 0; s < segments * (v2 ? 8 : 3); s++) varint();
+    out.push({ segments, merging });
+  }
+  return out;
+}
+
+/** Segments in recall_fts. */
+export function ftsSegments(db: Db, schema = "main"): number {
+  return ftsLevels(db, schema).reduce((sum, level) => sum + level.segments, 0);
+}
+
+/** FTS5's `usermerge`: a 'merge' command merges a level once it holds this many segments. */
+const USERMERGE = 4;
+
+/**
+ * Whether recall_fts has merging left to do: a merge under way, or a level a 'merge' command
+ * would merge. FTS5's automerge advances a merge by about the pages each write adds, so after a
+ * first load's 'optimize' a trickle of new sessions can leave the whole index half merged for
+ * days, every term's rows then read from two large segments: at 1M messages, ranking "update
+ * AND get AND file" took 60 ms so, 20 ms merged.
+ */
+export function ftsMergePending(db: Db): boolean {
+  if (!hasFts(db)) return false;
+  return ftsLevels(db).some((level) => level.merging || level.segments >= USERMERGE);
 }
 
 /** recall_meta's note that a first load turned FTS5's automerge off (history.db only). */

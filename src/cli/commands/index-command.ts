@@ -9,6 +9,7 @@ import type { CommandModule } from "../program.js";
 import { formatBytes, printJson, counted } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
 import { createTermStatsJob } from "../../app/term-stats-job.js";
+import { finishFtsMerges } from "../../app/index-upkeep.js";
 import { isoInstant } from "../../core/instant.js";
 
 interface IndexFlags {
@@ -126,9 +127,10 @@ export async function catchUpThroughBroker(options: {
       const worker = foregroundWorker(options.db, options.env, options.config);
       try {
         const result = await worker.catchUp((p) => showProgress(options.bar, p));
-        // The statistics of the index's common terms, which the broker otherwise keeps in idle
-        // time: done before the index is reported ready, so a fresh `recall search` or `recall
-        // mcp` does not build them on its first queries.
+        // What the broker otherwise does in idle time, done before the index is reported ready:
+        // merges FTS5's automerge left half done (a first load ends merged), then the common
+        // terms' statistics, so a fresh `recall search` or `recall mcp` does not build them.
+        await finishFtsMerges(options.db, options.db.name);
         const termStats = createTermStatsJob(options.db);
         while (termStats.step()) await new Promise<void>((resolve) => setImmediate(resolve));
         return result;

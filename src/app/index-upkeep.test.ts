@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { tempHistoryStores } from "../../test/helpers/temp-store.js";
+import { ftsLevels, ftsMergePending, ftsSegments } from "../store/fts-merge.js";
+import type { Db } from "../store/open.js";
+import { createIndexUpkeep, finishFtsMerges } from "./index-upkeep.js";
+
+const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(" ");
+
+/**
+ * Documents flushed to FTS5 in `batches` transactions with automerge off (a segment each), then
+ * a merge of them started and left part way, as FTS5's automerge leaves one between writes.
+ */
+function halfMerged(db: Db, batches: number): void {
+  db.exec("INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', 0)");
+  const insert = db.prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at,
+    role, title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', ?, 'user', '', ?, 1)`);
+  let n = 0;
+  for (let b = 0; b < batches; b++)
+    db.transaction(() => {
+      // Thousands of terms a segment: its leaves span many pages, more than a 1-page merge writes.
+      for (let i = 0; i < 1_000; i++, n++) {
+        const body = Array.from(
+          { length: 12 },
+          (_, w) => `${WORDS[(n + w) % WORDS.length]}${(n * 13 + w * 7919) % 20_000}`,
+        );
+        insert.run(`k${n}`, `t:k${n}`, n, body.join(" "));
+      }
+    })();
+  db.exec("INSERT INTO recall_fts (recall_fts, rank) VALUES ('merge', 1)");
+  db.exec("INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', 4)");
+}
+
+const matches = (db: Db, term: string) =>
+  db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid").pluck().all(term);
+
+describe("the broker's idle upkeep of the index", () => {
+  const store = tempHistoryStores();
+
+  it("reads a merge under way from FTS5's structure record", async () => {
+    const { db } = await store();
+    expect(ftsMergePending(db)).toBe(false);
+    halfMerged(db, 6);
+    const levels = ftsLevels(db);
+    expect(levels.some((l) => l.merging)).toBe(true);
+    expect(ftsSegments(db)).toBeGreaterThan(1);
+    expect(ftsMergePending(db)).toBe(true);
+  });
+
+  it("finishes a merge left under way on a worker thread, a few transactions a turn, finding the same rows", async () => {
+    const { db, file } = await store();
+    halfMerged(db, 6);
+    const before = WORDS.map((w) => matches(db, `${w}1`));
+    const upkeep = createIndexUpkeep(db, file);
+    let turns = 1;
+    while ((await upkeep.turn()) && turns < 50) turns++;
+    expect(ftsMergePending(db)).toBe(false);
+    expect(ftsLevels(db).some((l) => l.merging)).toBe(false);
+    expect(WORDS.map((w) => matches(db, `${w}1`))).toEqual(before);
+  });
+
+  it("lets a foreground index finish every merge at once", async () => {
+    const { db, file } = await store();
+    halfMerged(db, 8);
+    await finishFtsMerges(db, file);
+    expect(ftsMergePending(db)).toBe(false);
+    expect(ftsSegments(db)).toBeLessThan(4);
+  });
+});
