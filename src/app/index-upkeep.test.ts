@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { tempHistoryStores } from "../../test/helpers/temp-store.js";
-import { ftsLevels, ftsMergePending, ftsSegments } from "../store/fts-merge.js";
+import {
+  ftsLevels,
+  ftsMergePending,
+  ftsRewriteDue,
+  ftsSegments,
+  tombstoneProbes,
+} from "../store/fts-merge.js";
 import type { Db } from "../store/open.js";
 import { createIndexUpkeep, finishFtsMerges } from "./index-upkeep.js";
 
@@ -30,8 +36,11 @@ function halfMerged(db: Db, batches: number): void {
   db.exec("INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', 4)");
 }
 
-const matches = (db: Db, term: string) =>
-  db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid").pluck().all(term);
+const matches = (db: Db, term: string): number[] =>
+  db
+    .prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid")
+    .pluck()
+    .all(term) as number[];
 
 describe("the broker's idle upkeep of the index", () => {
   const store = tempHistoryStores();
@@ -64,5 +73,35 @@ describe("the broker's idle upkeep of the index", () => {
     await finishFtsMerges(db, file);
     expect(ftsMergePending(db)).toBe(false);
     expect(ftsSegments(db)).toBeLessThan(4);
+  });
+
+  it("rewrites the index once a run of deleted rows slows every lookup, dropping the tombstones", async () => {
+    const { db, file } = await store();
+    halfMerged(db, 6);
+    await finishFtsMerges(db, file);
+    // A forgotten stretch of history: consecutive rowids, under FTS5's deletemerge share (10 %),
+    // which would have it rewrite the segment itself.
+    const before = WORDS.map((w) => matches(db, `${w}1`));
+    db.prepare("DELETE FROM recall_documents WHERE id BETWEEN 2001 AND 2500").run();
+    const deleted = (rows: number[]) => rows.filter((id) => id < 2001 || id > 2500);
+    expect(tombstoneProbes(db)).toBeGreaterThan(10);
+    expect(ftsRewriteDue(db)).toBe(true);
+    const upkeep = createIndexUpkeep(db, file);
+    let turns = 1;
+    while ((await upkeep.turn()) && turns < 50) turns++;
+    expect(tombstoneProbes(db)).toBe(0);
+    expect(ftsRewriteDue(db)).toBe(false);
+    expect(ftsSegments(db)).toBe(1);
+    expect(WORDS.map((w) => matches(db, `${w}1`))).toEqual(before.map(deleted));
+  });
+
+  it("leaves a few scattered deletes alone: their lookups stay short", async () => {
+    const { db, file } = await store();
+    halfMerged(db, 6);
+    await finishFtsMerges(db, file);
+    const remove = db.prepare("DELETE FROM recall_documents WHERE id = ?");
+    for (let id = 7; id < 6_000; id += 37) remove.run(id);
+    expect(tombstoneProbes(db)).toBeGreaterThan(0);
+    expect(ftsRewriteDue(db)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { ftsLevels, ftsMergePending } from "../store/fts-merge.js";
+import { ftsLevels, ftsMergePending, ftsRewriteDue } from "../store/fts-merge.js";
 import { mergeOffThread } from "../store/fts-merge-worker.js";
 import type { Db } from "../store/open.js";
 import { createTermStatsJob } from "./term-stats-job.js";
@@ -6,41 +6,62 @@ import { createTermStatsJob } from "./term-stats-job.js";
 /** How long one idle turn may spend on term statistics (each term is one FTS5 pass). */
 const TERM_STATS_SLICE_MS = 200;
 /**
- * 'merge' transactions one idle turn runs (about 1,000 pages each, 0.1–0.6 s at 1M messages):
- * the indexer's loop awaits the turn, so a new session waits at most about this long.
+ * How long one idle turn's merging may run before it stops starting transactions: the
+ * indexer's loop awaits the turn, so a new session waits at most about this long (plus one
+ * transaction).
  */
-const MERGE_TRANSACTIONS_PER_TURN = 4;
+const MERGE_TURN_MS = 500;
+/** Pages one 'merge' transaction writes: at 1M messages, 63 ms at most (1,000 pages: 127 ms). */
+const MERGE_PAGES = 200;
 
 export interface IndexUpkeep {
   /**
    * One bounded turn of idle work: merging left undone first, then term statistics. True when
-   * a merge is still under way (the next turn is due soon).
+   * merging is still due (the next turn should come soon).
    */
   turn(): Promise<boolean>;
 }
 
+/** The FTS5 work due, if any: a merge under way or due, or a rewrite that drops tombstones. */
+function ftsWorkDue(db: Db): "merge" | "rewrite" | null {
+  if (ftsMergePending(db)) return "merge";
+  return ftsRewriteDue(db) ? "rewrite" : null;
+}
+
+/** One run of FTS5 work on a worker thread; false when it could change nothing. */
+async function runFtsWork(file: string, work: "merge" | "rewrite", maxMs?: number): Promise<boolean> {
+  const run = await mergeOffThread(file, {
+    crisisMerge: null,
+    pages: MERGE_PAGES,
+    rewrite: work === "rewrite",
+    maxMs,
+  });
+  return run.transactions > 0;
+}
+
 /**
- * The broker's idle work on the index it writes (`file`, through `db`). FTS5 merges run on a
+ * The broker's idle work on the index it writes (`file`, through `db`). FTS5 work runs on a
  * worker thread with its own connection (store/fts-merge-worker.ts): one merge command can
  * write a whole common term's rows, 0.6 s at 1M messages, which on this thread would hold up
  * the MCP requests a broker also serves. Nothing else writes meanwhile (the indexer's loop
- * awaits the turn); searches read on. Then the common terms' statistics a fresh process reads.
+ * awaits the turn); searches read on. The work: merges FTS5's automerge left under way (it
+ * advances a merge only by what each write adds), and a rewrite of the index once deleted rows'
+ * tombstones slow every read (store/fts-merge.ts tombstoneProbes). Then the common terms'
+ * statistics a fresh process reads.
  */
 export function createIndexUpkeep(db: Db, file: string): IndexUpkeep {
   const termStats = createTermStatsJob(db);
-  // The structure a merge run could not change: not retried until the index changes.
+  // The structure a run could not change: not retried until the index changes.
   let stuck: string | null = null;
   return {
     async turn() {
-      if (ftsMergePending(db)) {
-        const structure = JSON.stringify(ftsLevels(db));
+      const work = ftsWorkDue(db);
+      if (work) {
+        const structure = `${work} ${JSON.stringify(ftsLevels(db))}`;
         if (structure !== stuck) {
-          const merged = await mergeOffThread(file, {
-            crisisMerge: null,
-            maxTransactions: MERGE_TRANSACTIONS_PER_TURN,
-          });
-          stuck = merged.transactions === 0 ? structure : null;
-          return stuck === null && ftsMergePending(db);
+          const changed = await runFtsWork(file, work, MERGE_TURN_MS);
+          stuck = changed ? null : structure;
+          return changed && ftsWorkDue(db) !== null;
         }
       }
       const until = performance.now() + TERM_STATS_SLICE_MS;
@@ -50,10 +71,13 @@ export function createIndexUpkeep(db: Db, file: string): IndexUpkeep {
   };
 }
 
-/** Every merge left undone, for a foreground `recall index` before it reports the index ready. */
+/** Runs a foreground finish may take: a merge, then a rewrite, then a merge the rewrite left. */
+const FINISH_RUNS = 4;
+
+/** All FTS5 work due, for a foreground `recall index` before it reports the index ready. */
 export async function finishFtsMerges(db: Db, file: string): Promise<void> {
-  while (ftsMergePending(db)) {
-    const merged = await mergeOffThread(file, { crisisMerge: null });
-    if (merged.transactions === 0) return;
+  for (let run = 0; run < FINISH_RUNS; run++) {
+    const work = ftsWorkDue(db);
+    if (!work || !(await runFtsWork(file, work))) return;
   }
 }

@@ -1,12 +1,18 @@
+import { finishFtsMerges } from "../app/index-upkeep.js";
 import { searchHistory } from "../search/history.js";
 import type { Engine } from "../store/fts-probe.js";
 import { openDatabase, type Db } from "../store/open.js";
-import { distribution, fig, timeSync, type Distribution, type Figure } from "./measure.js";
+import { distribution, fig, timeAsync, timeSync, type Distribution, type Figure } from "./measure.js";
 
 export interface LiveSearchFigures {
   /** search_history while the index grows: documents appended (one commit) before each query. */
   latency: Distribution;
   appendedPerQuery: Figure;
+  /**
+   * Afterwards: the FTS5 merges the appends left under way, finished as the broker's idle turns
+   * finish them, so later sections meet the index a running broker keeps.
+   */
+  upkeep: Figure;
 }
 
 const APPENDED_PER_QUERY = 10;
@@ -16,13 +22,13 @@ const APPENDED_PER_QUERY = 10;
  * so the index a query sees has just changed. Each round appends documents through a second
  * (writer) connection, then runs one query on the reader; the documents are removed afterwards.
  */
-export function benchLiveSearch(
+export async function benchLiveSearch(
   reader: Db,
   engine: Engine,
   file: string,
   queries: readonly string[],
   rounds: number,
-): LiveSearchFigures {
+): Promise<LiveSearchFigures> {
   const writer = openDatabase(file);
   const insert = writer.prepare(
     `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, title, body, projection_version)
@@ -45,9 +51,14 @@ export function benchLiveSearch(
       const query = queries[round % queries.length]!;
       times.push(timeSync(() => searchHistory(reader, engine, query, {}, 10)).ms);
     }
-  } finally {
     writer.prepare("DELETE FROM recall_documents WHERE source = 'bench-live'").run();
+    const upkeep = await timeAsync(() => finishFtsMerges(writer, file));
+    return {
+      latency: distribution(times),
+      appendedPerQuery: fig(APPENDED_PER_QUERY, "documents"),
+      upkeep: fig(upkeep.ms, "ms"),
+    };
+  } finally {
     writer.close();
   }
-  return { latency: distribution(times), appendedPerQuery: fig(APPENDED_PER_QUERY, "documents") };
 }

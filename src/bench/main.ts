@@ -321,7 +321,7 @@ async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName)
         const mixed = queries.rare.flatMap((_, i) =>
           classes.map((cls) => queries[cls][i]?.text).filter((q) => q !== undefined),
         );
-        result.live = benchLiveSearch(store.db, store.engine, store.file, mixed, args.queries);
+        result.live = await benchLiveSearch(store.db, store.engine, store.file, mixed, args.queries);
       }
       if (wants(args, "baselines")) {
         const tool = createSearchHistoryTool(store.db, store.engine);

@@ -597,6 +597,10 @@ export function renderReport(result: BenchResult): string {
         `search_history while the index grows (documents appended before each query): p50 / p95 / p99`,
         (h) => (h.live ? `${ms(h.live.latency)} (${fmt(h.live.appendedPerQuery)})` : "–"),
       );
+    if (hs.some((h) => h?.live))
+      row("then the FTS5 merges those appends left under way, finished as the broker's idle turns do", (h) =>
+        h.live ? fmt(h.live.upkeep) : "–",
+      );
     if (s.large) {
       const l = s.large;
       rows.push([

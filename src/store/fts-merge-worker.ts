@@ -33,10 +33,13 @@ try {
   db.pragma("synchronous = NORMAL");
   const changes = db.prepare("SELECT total_changes()").pluck();
   const merge = db.prepare("INSERT INTO recall_fts (recall_fts, rank) VALUES ('merge', " + workerData.pages + ")");
+  // A negative count starts a merge of every segment into one, even of a lone segment.
+  const rewrite = db.prepare("INSERT INTO recall_fts (recall_fts, rank) VALUES ('merge', -" + workerData.pages + ")");
+  const until = performance.now() + workerData.maxMs;
   let transactions = 0;
-  while (transactions < workerData.maxTransactions) {
+  while (transactions < workerData.maxTransactions && performance.now() < until) {
     const before = changes.get();
-    merge.run();
+    (transactions === 0 && workerData.rewrite ? rewrite : merge).run();
     // The command counts as one change; more means segments were written.
     if (changes.get() - before <= 1) break;
     transactions++;
@@ -55,11 +58,19 @@ export interface WorkerMergeOptions {
   maxTransactions?: number;
   /** FTS5's crisismerge to set once merged (null: left as it is). */
   crisisMerge?: number | null;
+  /** Stop starting transactions once this many milliseconds have passed. */
+  maxMs?: number;
+  /**
+   * Rewrite every segment into one ('merge' with a negative count first), which drops the
+   * tombstones of deleted rows (see ftsRewriteDue); else merge as automerge would.
+   */
+  rewrite?: boolean;
 }
 
 /**
  * Merges `file`'s recall_fts on a worker until no level holds FTS5's `usermerge` (4) segments,
- * as the bounded steps did, then sets crisismerge back to the bounded policy's CRISIS_MERGE.
+ * as the bounded steps did (or, with `rewrite`, until every segment is one), then sets
+ * crisismerge back to the bounded policy's CRISIS_MERGE.
  */
 export function mergeOffThread(file: string, options: WorkerMergeOptions = {}): Promise<WorkerMerge> {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
@@ -69,6 +80,8 @@ export function mergeOffThread(file: string, options: WorkerMergeOptions = {}): 
     file,
     pages: Math.max(1, Math.floor(options.pages ?? WORKER_MERGE_PAGES)),
     maxTransactions: options.maxTransactions ?? Number.MAX_SAFE_INTEGER,
+    maxMs: options.maxMs ?? Number.MAX_SAFE_INTEGER,
+    rewrite: options.rewrite ?? false,
     crisisMerge: options.crisisMerge === undefined ? CRISIS_MERGE : options.crisisMerge,
   };
   return new Promise((resolve, reject) => {
