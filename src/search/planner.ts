@@ -1,6 +1,7 @@
 import type { Db } from "../store/open.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 import { BestFirst } from "./best-first.js";
+import { mergeLists, usableSlots, type Listing } from "./impact-merge.js";
 import { bm25Idf, bm25Score, countTerms } from "./bm25.js";
 import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
@@ -249,13 +250,15 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
 }
 
 /**
- * Rows matching an AND query, listed in rowid order without scoring; null when more than `cap`.
+ * Rows matching an AND query, listed in rowid order without scoring: all of them, or the first
+ * `cap + 1` when there are more (a sample the impact plan prunes with).
  * Prefix terms are left out of the listing when literal ones remain: FTS5 merges every token a
  * prefix covers before it intersects (about 60 ms for a common stem such as "index*" at a million
  * rows, even beside a term found in one row), and the scorer drops rows lacking any term, so
  * listing by the literal terms alone gives the same rows, or a longer list than `cap`.
  */
-function listMatches(db: Db, request: RankRequest, cap: number): number[] | null {
+
+function listMatches(db: Db, request: RankRequest, cap: number): Listing {
   const list = (terms: readonly string[]) =>
     pluckedStatement(db, "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? LIMIT ?").all(
       expression(terms, request.match),
@@ -266,7 +269,7 @@ function listMatches(db: Db, request: RankRequest, cap: number): number[] | null
   // The literal terms alone may match more rows than all the terms do: ask for those exactly.
   if (ids.length > cap && literal.length > 0 && literal.length < request.terms.length)
     ids = list(request.terms);
-  return ids.length > cap ? null : ids;
+  return { ids, complete: ids.length <= cap };
 }
 
 /**
@@ -344,6 +347,9 @@ export const COST = { idf: 0.05, ftsRow: 0.6, jsRow: 6, prefixRow: 4 } as const;
 const PREFIX_WEIGHT = COST.prefixRow / (COST.idf + COST.ftsRow);
 const isPrefix = (term: string) => term.endsWith("*");
 
+/** Candidates among an AND query's listed rows needed to judge the impact plan's chances by them. */
+const MIN_REGION = 32;
+
 /** Rows added since a list was built that a query scores itself rather than rebuild the list. */
 export const FRESH_MAX_ROWS = 1024;
 
@@ -393,8 +399,12 @@ export function shortOfRows(found: number, scored: number, budget: number, limit
  * the next row's bound and τ, the bound of rows in no list at all. When it finds too few rows,
  * it says how many it scored in vain.
  */
-function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResult | { gaveUpAfter: number } {
-  const n = request.terms.length;
+function rankByImpact(
+  db: Db,
+  cache: TermCache,
+  request: RankRequest,
+  listed?: Listing,
+): RankResult | { gaveUpAfter: number } {
   const { lists, fresh } = listsWithFresh(db, cache, request);
   // Carried counts drift with in-place updates and deletions: such answers are not proven exact.
   const provable = !cache.carried;
@@ -412,52 +422,18 @@ function rankByImpact(db: Db, cache: TermCache, request: RankRequest): RankResul
   );
   // With AND, a row missing from a complete list lacks that term: it cannot match.
   const excludes = lists.map((l) => all && l.complete);
-  const freshIds = new Set(fresh);
-
-  // Every row of some list, with the bound and guess of its known impacts, in id order: one merge
-  // of the lists, which are id-sorted typed arrays (they hold thousands of rows). A hash map of
-  // ids cost 3–4 ms a query over five lists of 4,096 rows.
-  const width = lists.reduce((a, l) => a + l.ids.length, 0);
-  const slotIds = new Float64Array(width);
-  const bound = new Float64Array(width);
-  const guess = new Float64Array(width);
-  const usable: number[] = [];
-  const pos = new Int32Array(n);
-  let slots = 0;
-  for (;;) {
-    let id = Infinity;
-    for (let t = 0; t < n; t++) {
-      const ids = lists[t]!.ids;
-      const p = pos[t]!;
-      if (p < ids.length && ids[p]! < id) id = ids[p]!;
-    }
-    if (id === Infinity) break;
-    let b = 0;
-    let g = 0;
-    let possible = true;
-    for (let t = 0; t < n; t++) {
-      const v = lists[t]!;
-      const p = pos[t]!;
-      if (p < v.ids.length && v.ids[p] === id) {
-        const k = v.impacts[p]! * scale[t]!;
-        b += k;
-        g += k;
-        pos[t] = p + 1;
-      } else if (excludes[t]) possible = false;
-      else {
-        b += floor[t]!;
-        g += floor[t]! * share[t]!;
-      }
-    }
-    const slot = slots++;
-    slotIds[slot] = id;
-    bound[slot] = b;
-    guess[slot] = g;
-    if (possible && (freshIds.size === 0 || !freshIds.has(id))) usable.push(slot);
-  }
+  const merged = mergeLists(lists, scale, floor, share, excludes);
+  const { usable, region, regionPassing } = usableSlots(merged, fresh, listed);
+  const { ids: slotIds, bound, guess } = merged;
   const budget = plannerTuning.maxScored ?? request.maxScored ?? IMPACT_MAX_SCORED;
+  // The listed stretch's share of candidates that hold every term, against what the budget needs.
+  if (
+    region >= MIN_REGION &&
+    shortOfRows(regionPassing, region, Math.min(budget, usable.length), request.limit)
+  )
+    return { gaveUpAfter: 0 };
   const candidates = new BestFirst(usable, guess);
-  const done = new Uint8Array(slots);
+  const done = new Uint8Array(merged.size);
   const maxRemainingBound = () => {
     let max = -Infinity;
     for (const slot of usable) if (!done[slot] && bound[slot]! > max) max = bound[slot]!;
@@ -549,9 +525,11 @@ function plan(db: Db, request: RankRequest): RankResult {
   const df = request.terms.map((t) => documentFrequency(db, cache, t));
   const postings = df.reduce((a, n, i) => a + n * (isPrefix(request.terms[i]!) ? PREFIX_WEIGHT : 1), 0);
   const forced = plannerTuning.exactMaxRows !== undefined;
+  let listed: Listing | undefined;
   if (request.match === "all") {
-    const ids = listMatches(db, request, plannerTuning.enumerateMaxRows ?? ENUMERATE_MAX_ROWS);
-    if (ids) {
+    listed = listMatches(db, request, plannerTuning.enumerateMaxRows ?? ENUMERATE_MAX_ROWS);
+    if (listed.complete) {
+      const ids = listed.ids;
       const reference = postings * COST.idf + ids.length * COST.ftsRow;
       if (!forced && reference < ids.length * COST.jsRow) {
         return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
@@ -566,7 +544,7 @@ function plan(db: Db, request: RankRequest): RankResult {
   // twice in vain (measured at 1M, agent filter: 65–109 ms for the reference, 79–182 ms for
   // the cut). An OR query's best rows mix the terms and the cut still pays (111 against 176 ms).
   const fallback = request.where.length > 0 && request.match === "all" ? rankExact : rankExactCut;
-  const impact = rankByImpact(db, cache, request);
+  const impact = rankByImpact(db, cache, request, listed);
   if ("rows" in impact) return impact;
   return { rows: fallback(db, request), plan: "fallback", exact: true, scored: impact.gaveUpAfter };
 }

@@ -8,9 +8,10 @@ import {
 import { createTermStatsJob } from "../app/term-stats-job.js";
 import type { HistoryStore } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";
-import { storedTermRows } from "../store/term-stats.js";
+import { storedTermRows, vocabularyAfter } from "../store/term-stats.js";
 import { plannerTuning, rankDocuments, rankExact } from "./planner.js";
 import { CARRY_GROWTH, clearTermCache, termCache } from "./term-cache.js";
+import { listWorthy, MAX_VOCABULARY_TERMS, MIN_LIST_ROWS, termsToKeep } from "./term-stats.js";
 
 let corpus: TermCorpus;
 let store: HistoryStore;
@@ -100,5 +101,43 @@ describe("persisted term statistics (the broker's idle job)", () => {
     expect(loads()).toBe(false); // built, not loaded
     while (job.step()); // the broker's idle job builds them again
     expect(loads()).toBe(true);
+  });
+});
+
+describe("the words the job finds in the index's vocabulary", () => {
+  it("reads the vocabulary in stretches, each term once, with FTS5's row counts", () => {
+    const whole = vocabularyAfter(store.db, "", 1_000_000);
+    expect(whole.last).toBeNull();
+    const stretched: { term: string; rows: number }[] = [];
+    for (let after = ""; ;) {
+      const stretch = vocabularyAfter(store.db, after, 7);
+      stretched.push(...stretch.terms);
+      if (stretch.last === null) break;
+      after = stretch.last;
+    }
+    expect(stretched).toEqual(whole.terms);
+    const count = store.db.prepare("SELECT count(*) FROM recall_fts WHERE recall_fts MATCH ?").pluck();
+    for (const { term, rows } of whole.terms.filter((t) => /^[a-z]+$/.test(t.term)).slice(0, 5))
+      expect(rows).toBe(count.get(term));
+  });
+
+  it("keeps plain words in MIN_LIST_ROWS rows or more, after the sample's terms, most frequent first", () => {
+    const vocabulary = [
+      { term: "retry", rows: MIN_LIST_ROWS },
+      { term: "webhook", rows: MIN_LIST_ROWS * 3 },
+      { term: "rare", rows: MIN_LIST_ROWS - 1 },
+      { term: "東京", rows: MIN_LIST_ROWS * 9 },
+      { term: "session", rows: MIN_LIST_ROWS * 20 },
+    ];
+    const worthy = listWorthy(vocabulary);
+    expect(worthy.map((t) => t.term)).toEqual(["retry", "webhook", "session"]);
+    expect(termsToKeep(["session", "sess*"], worthy)).toEqual(["session", "sess*", "webhook", "retry"]);
+    const many = Array.from({ length: MAX_VOCABULARY_TERMS + 5 }, (_, i) => ({
+      term: `w${i}`,
+      rows: 1_000 + i,
+    }));
+    const kept = termsToKeep([], many);
+    expect(kept).toHaveLength(MAX_VOCABULARY_TERMS);
+    expect(kept[0]).toBe(`w${MAX_VOCABULARY_TERMS + 4}`);
   });
 });

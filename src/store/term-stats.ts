@@ -172,6 +172,30 @@ export function mostFrequentStoredWords(db: Db, n: number): string[] {
   ).all(n) as string[];
 }
 
+/** A stretch of recall_fts's vocabulary: index terms in order, with the rows holding each. */
+export interface VocabularyStretch {
+  terms: { term: string; rows: number }[];
+  /** The last term read; null once the vocabulary is read to its end. */
+  last: string | null;
+}
+
+/**
+ * Up to `limit` index terms after `after`, in term order, through an fts5vocab table in the
+ * connection's temp schema (FTS5 counts a term's rows by reading its postings, so a stretch
+ * costs about what its terms hold: the whole vocabulary of 1M messages, 0.4 s, is read in
+ * stretches). Nothing when the index has no FTS5 table.
+ */
+export function vocabularyAfter(db: Db, after: string, limit: number): VocabularyStretch {
+  if (pluckedStatement(db, "SELECT 1 FROM sqlite_master WHERE name = 'recall_fts_data'").get() === undefined)
+    return { terms: [], last: null };
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_vocab USING fts5vocab(main, recall_fts, row)");
+  const terms = statement(
+    db,
+    "SELECT term, doc AS rows FROM temp.recall_fts_vocab WHERE term > ? ORDER BY term LIMIT ?",
+  ).all(after, limit) as { term: string; rows: number }[];
+  return { terms, last: terms.length < limit ? null : terms[terms.length - 1]!.term };
+}
+
 /** Bodies of up to `n` documents spread over the id range (a sample of the index's vocabulary). */
 export function sampleBodies(db: Db, n: number): string[] {
   const range = statement(db, "SELECT min(id) AS lo, max(id) AS hi FROM recall_documents").get() as {
