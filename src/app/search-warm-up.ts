@@ -26,7 +26,7 @@ export function warmUpQueries(db: Db): string[] {
  * logged, and a failure (an index not ready yet) is ignored. Why: each agent session starts its
  * own `recall mcp`, and its first search ran V8's ranking code uncompiled: at 1M messages a
  * first call took 20–30 ms more than the same query later (issue #32). Run before the server
- * reads its first request, the cost (about 60 ms at 1M) falls in the client's start-up instead.
+ * reads its first request, the cost (60–100 ms at 1M) falls in the client's start-up instead.
  * Returns how many searches ran and the milliseconds spent.
  */
 export async function warmUpSearch(
