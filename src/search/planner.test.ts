@@ -100,6 +100,24 @@ afterAll(() => {
   cleanup();
 });
 
+/** search_history's request for `terms` under `filters`. */
+function filteredRequest(
+  filters: Parameters<typeof filterSql>[0],
+  terms: string[],
+  match: "all" | "any",
+  limit: number,
+): RankRequest {
+  return { terms, match, ...filterSql(filters), limit, weights: HISTORY_WEIGHTS };
+}
+
+/** Plans the request, which must fall back to the reference and answer with its rows. */
+function expectFallback(request: RankRequest): RankResult {
+  const planned = rankDocuments(store.db, request);
+  expect(planned.plan).toBe("fallback");
+  expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
+  return planned;
+}
+
 afterEach(() => {
   for (const key of Object.keys(plannerTuning) as (keyof typeof plannerTuning)[]) delete plannerTuning[key];
   clearTermCache(store.db);
@@ -231,18 +249,7 @@ describe("query planner", () => {
     plannerTuning.filteredMaxRows = 0;
     plannerTuning.depth = 1_000;
     // One session's dozen rows among thousands holding both words.
-    const { where, params } = filterSql({ sessions: ["s7"] });
-    const request: RankRequest = {
-      terms: ["session", "the"],
-      match: "all",
-      where,
-      params,
-      limit: 10,
-      weights: HISTORY_WEIGHTS,
-    };
-    const planned = rankDocuments(store.db, request);
-    expect(planned.plan).toBe("fallback");
-    expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
+    const planned = expectFallback(filteredRequest({ sessions: ["s7"] }, ["session", "the"], "all", 10));
     expect(planned.scored).toBeGreaterThan(0);
     expect(planned.scored).toBeLessThan(1_000);
   });
@@ -287,19 +294,13 @@ describe("query planner", () => {
     plannerTuning.exactMaxRows = 10;
     plannerTuning.depth = 16;
     plannerTuning.filteredMaxRows = 0;
-    const { where, params } = filterSql({ project: "/p/3", kind: "message", agent: "codex" });
-    const request: RankRequest = {
-      terms: ["the", "session"],
-      match: "any",
-      where,
-      params,
-      limit: 40,
-      weights: HISTORY_WEIGHTS,
-    };
-    const planned = rankDocuments(store.db, request);
-    expect(planned.plan).toBe("fallback");
-    expect(planned.rows.map((r) => r.id)).toEqual(rankExact(store.db, request).map((r) => r.id));
-    expect(planned.exact).toBe(true);
+    const request = filteredRequest(
+      { project: "/p/3", kind: "message", agent: "codex" },
+      ["the", "session"],
+      "any",
+      40,
+    );
+    expect(expectFallback(request).exact).toBe(true);
   });
 
   it("scores the few rows a selective filter admits, and never lists by a table scan", () => {
