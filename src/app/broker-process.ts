@@ -68,7 +68,7 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
           writer: "broker",
           log,
           pipeline: indexThread(options.sourceEnv, options.config),
-          // Idle: finish FTS5 merges, keep common terms' statistics for fresh processes.
+          // Idle: the FTS5 merges and rewrites due, then term statistics for fresh processes.
           onIdle: () => upkeep.turn(),
         });
         firstCycle = setTimeout(() => w.start(), FIRST_CYCLE_DELAY_MS);

@@ -8,7 +8,7 @@ import {
   tombstoneProbes,
 } from "../store/fts-merge.js";
 import type { Db } from "../store/open.js";
-import { createIndexUpkeep, finishFtsMerges } from "./index-upkeep.js";
+import { createIndexUpkeep, finishFtsWork } from "./index-upkeep.js";
 
 const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(" ");
 
@@ -70,7 +70,7 @@ describe("the broker's idle upkeep of the index", () => {
   it("lets a foreground index finish every merge at once", async () => {
     const { db, file } = await store();
     halfMerged(db, 8);
-    await finishFtsMerges(db, file);
+    await finishFtsWork(db, file);
     expect(ftsMergePending(db)).toBe(false);
     expect(ftsSegments(db)).toBeLessThan(4);
   });
@@ -78,7 +78,7 @@ describe("the broker's idle upkeep of the index", () => {
   it("rewrites the index once a run of deleted rows slows every lookup, dropping the tombstones", async () => {
     const { db, file } = await store();
     halfMerged(db, 6);
-    await finishFtsMerges(db, file);
+    await finishFtsWork(db, file);
     // A forgotten stretch of history: consecutive rowids, under FTS5's deletemerge share (10 %),
     // which would have it rewrite the segment itself.
     const before = WORDS.map((w) => matches(db, `${w}1`));
@@ -98,7 +98,7 @@ describe("the broker's idle upkeep of the index", () => {
   it("leaves a few scattered deletes alone: their lookups stay short", async () => {
     const { db, file } = await store();
     halfMerged(db, 6);
-    await finishFtsMerges(db, file);
+    await finishFtsWork(db, file);
     const remove = db.prepare("DELETE FROM recall_documents WHERE id = ?");
     for (let id = 7; id < 6_000; id += 37) remove.run(id);
     expect(tombstoneProbes(db)).toBeGreaterThan(0);

@@ -16,8 +16,8 @@ const MERGE_PAGES = 200;
 
 export interface IndexUpkeep {
   /**
-   * One bounded turn of idle work: merging left undone first, then term statistics. True when
-   * merging is still due (the next turn should come soon).
+   * One bounded turn of idle work: the FTS5 work due first, then term statistics. True when
+   * FTS5 work is still due (the next turn should come soon).
    */
   turn(): Promise<boolean>;
 }
@@ -75,7 +75,7 @@ export function createIndexUpkeep(db: Db, file: string): IndexUpkeep {
 const FINISH_RUNS = 4;
 
 /** All FTS5 work due, for a foreground `recall index` before it reports the index ready. */
-export async function finishFtsMerges(db: Db, file: string): Promise<void> {
+export async function finishFtsWork(db: Db, file: string): Promise<void> {
   for (let run = 0; run < FINISH_RUNS; run++) {
     const work = ftsWorkDue(db);
     if (!work || !(await runFtsWork(file, work))) return;

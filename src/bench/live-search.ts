@@ -1,4 +1,4 @@
-import { finishFtsMerges } from "../app/index-upkeep.js";
+import { finishFtsWork } from "../app/index-upkeep.js";
 import { searchHistory } from "../search/history.js";
 import type { Engine } from "../store/fts-probe.js";
 import { openDatabase, type Db } from "../store/open.js";
@@ -9,8 +9,9 @@ export interface LiveSearchFigures {
   latency: Distribution;
   appendedPerQuery: Figure;
   /**
-   * Afterwards: the FTS5 merges the appends left under way, finished as the broker's idle turns
-   * finish them, so later sections meet the index a running broker keeps.
+   * Afterwards: the FTS5 work the appends left (merges under way, a rewrite for the deleted rows'
+   * tombstones), done as the broker's idle turns do it, so later sections meet the index a running
+   * broker keeps.
    */
   upkeep: Figure;
 }
@@ -52,7 +53,7 @@ export async function benchLiveSearch(
       times.push(timeSync(() => searchHistory(reader, engine, query, {}, 10)).ms);
     }
     writer.prepare("DELETE FROM recall_documents WHERE source = 'bench-live'").run();
-    const upkeep = await timeAsync(() => finishFtsMerges(writer, file));
+    const upkeep = await timeAsync(() => finishFtsWork(writer, file));
     return {
       latency: distribution(times),
       appendedPerQuery: fig(APPENDED_PER_QUERY, "documents"),

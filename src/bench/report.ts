@@ -598,8 +598,9 @@ export function renderReport(result: BenchResult): string {
         (h) => (h.live ? `${ms(h.live.latency)} (${fmt(h.live.appendedPerQuery)})` : "–"),
       );
     if (hs.some((h) => h?.live))
-      row("then the FTS5 merges those appends left under way, finished as the broker's idle turns do", (h) =>
-        h.live ? fmt(h.live.upkeep) : "–",
+      row(
+        "then the FTS5 work those appends left (merges, a tombstone rewrite), done as the broker's idle turns do",
+        (h) => (h.live ? fmt(h.live.upkeep) : "–"),
       );
     if (s.large) {
       const l = s.large;

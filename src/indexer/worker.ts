@@ -166,8 +166,8 @@ export interface WorkerOptions {
   /** Content-free log lines (counts, durations, error kinds); never text of any record. */
   log?: (line: string) => void;
   /**
-   * Bounded work for idle cycles, when no source has anything waiting (the broker's merges and
-   * term statistics); the loop awaits it before its next cycle, which comes at the backlog's
+   * Bounded work for idle cycles, when no source has anything waiting (the broker's FTS5 upkeep
+   * and term statistics); the loop awaits it before its next cycle, which comes at the backlog's
    * pace when it answers true (more of it is due), else at the idle one.
    */
   onIdle?: () => boolean | Promise<boolean>;

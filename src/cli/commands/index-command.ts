@@ -9,7 +9,7 @@ import type { CommandModule } from "../program.js";
 import { formatBytes, printJson, counted } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
 import { createTermStatsJob } from "../../app/term-stats-job.js";
-import { finishFtsMerges } from "../../app/index-upkeep.js";
+import { finishFtsWork } from "../../app/index-upkeep.js";
 import { isoInstant } from "../../core/instant.js";
 
 interface IndexFlags {
@@ -128,9 +128,9 @@ export async function catchUpThroughBroker(options: {
       try {
         const result = await worker.catchUp((p) => showProgress(options.bar, p));
         // What the broker otherwise does in idle time, done before the index is reported ready:
-        // merges FTS5's automerge left half done (a first load ends merged), then the common
-        // terms' statistics, so a fresh `recall search` or `recall mcp` does not build them.
-        await finishFtsMerges(options.db, options.db.name);
+        // the FTS5 work due (a merge left half done, a rewrite when tombstones slow reads), then
+        // the term statistics, so a fresh `recall search` or `recall mcp` does not build them.
+        await finishFtsWork(options.db, options.db.name);
         const termStats = createTermStatsJob(options.db);
         while (termStats.step()) await new Promise<void>((resolve) => setImmediate(resolve));
         return result;
