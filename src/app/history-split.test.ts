@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
+import { checkedFtsRows } from "../../test/helpers/fts-answers.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
 import { openDatabase } from "../store/open.js";
@@ -32,23 +33,7 @@ function dumpRecallTables(file: string): Record<string, string> {
   }
 }
 
-/** The documents each word finds in a history.db's FTS5 index, after its integrity check. */
-function ftsAnswers(file: string): number[][] {
-  const db = new Database(file);
-  try {
-    db.exec("INSERT INTO recall_fts (recall_fts) VALUES ('integrity-check')");
-    return [...WORDS, "東京", "message"].map((w) =>
-      (
-        db
-          .prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid")
-          .raw()
-          .all(`"${w}"`) as number[][]
-      ).flat(),
-    );
-  } finally {
-    db.close();
-  }
-}
+const ftsAnswers = (file: string) => checkedFtsRows(file, [...WORDS, "東京", "message"]);
 
 const WORDS = [
   "heron",

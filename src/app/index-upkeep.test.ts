@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ftsRows } from "../../test/helpers/fts-answers.js";
 import { tempHistoryStores } from "../../test/helpers/temp-store.js";
 import {
   ftsLevels,
@@ -36,11 +37,12 @@ function halfMerged(db: Db, batches: number): void {
   db.exec("INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', 4)");
 }
 
-const matches = (db: Db, term: string): number[] =>
-  db
-    .prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid")
-    .pluck()
-    .all(term) as number[];
+/** The rows each of the words' numbered forms finds (the words are spread over 20,000 numbers). */
+const found = (db: Db) =>
+  ftsRows(
+    db,
+    WORDS.map((w) => `${w}1`),
+  );
 
 describe("the broker's idle upkeep of the index", () => {
   const store = tempHistoryStores();
@@ -58,13 +60,13 @@ describe("the broker's idle upkeep of the index", () => {
   it("finishes a merge left under way on a worker thread, a few transactions a turn, finding the same rows", async () => {
     const { db, file } = await store();
     halfMerged(db, 6);
-    const before = WORDS.map((w) => matches(db, `${w}1`));
+    const before = found(db);
     const upkeep = createIndexUpkeep(db, file);
     let turns = 1;
     while ((await upkeep.turn()) && turns < 50) turns++;
     expect(ftsMergePending(db)).toBe(false);
     expect(ftsLevels(db).some((l) => l.merging)).toBe(false);
-    expect(WORDS.map((w) => matches(db, `${w}1`))).toEqual(before);
+    expect(found(db)).toEqual(before);
   });
 
   it("lets a foreground index finish every merge at once", async () => {
@@ -81,7 +83,7 @@ describe("the broker's idle upkeep of the index", () => {
     await finishFtsWork(db, file);
     // A forgotten stretch of history: consecutive rowids, under FTS5's deletemerge share (10 %),
     // which would have it rewrite the segment itself.
-    const before = WORDS.map((w) => matches(db, `${w}1`));
+    const before = found(db);
     db.prepare("DELETE FROM recall_documents WHERE id BETWEEN 2001 AND 2500").run();
     const deleted = (rows: number[]) => rows.filter((id) => id < 2001 || id > 2500);
     expect(tombstoneProbes(db)).toBeGreaterThan(10);
@@ -92,7 +94,7 @@ describe("the broker's idle upkeep of the index", () => {
     expect(tombstoneProbes(db)).toBe(0);
     expect(ftsRewriteDue(db)).toBe(false);
     expect(ftsSegments(db)).toBe(1);
-    expect(WORDS.map((w) => matches(db, `${w}1`))).toEqual(before.map(deleted));
+    expect(found(db)).toEqual(before.map(deleted));
   });
 
   it("leaves a few scattered deletes alone: their lookups stay short", async () => {

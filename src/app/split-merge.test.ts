@@ -3,6 +3,7 @@ import { copyFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDyadDb } from "../../test/helpers/dyad.js";
+import { checkedFtsRows } from "../../test/helpers/fts-answers.js";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { COPY_CRISIS_MERGE, CRISIS_MERGE, ftsSegments } from "../store/fts-merge.js";
 import { mergeOffThread } from "../store/fts-merge-worker.js";
@@ -47,17 +48,7 @@ function ftsState(file: string) {
   }
 }
 
-/** The documents each word finds, after FTS5's integrity check. */
-function ftsAnswers(file: string): number[][] {
-  const db = new Database(file);
-  try {
-    db.exec("INSERT INTO recall_fts (recall_fts) VALUES ('integrity-check')");
-    const find = db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid").pluck();
-    return WORDS.map((w) => find.all(w) as number[]);
-  } finally {
-    db.close();
-  }
-}
+const ftsAnswers = (file: string) => checkedFtsRows(file, WORDS);
 
 describe("the split's FTS5 merging, off the host's thread", () => {
   let cleanups: (() => void)[] = [];

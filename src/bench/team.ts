@@ -3,6 +3,7 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
+import { urlOnDatabase } from "../team/connect.js";
 import { pushToTeam } from "../team/push.js";
 import { assignProject, createTeamSchema, grantTeam, MEMBER_ROLE } from "../team/schema.js";
 import { runTool } from "../tools/run.js";
@@ -46,14 +47,6 @@ export function benchTeamUrl(env: NodeJS.ProcessEnv = process.env): string | nul
   return env.RECALL_TEAM_URL?.trim() || env.RECALL_TEST_PG_URL?.trim() || null;
 }
 
-function onDatabase(url: string, database: string, user?: string, password?: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  if (user !== undefined) u.username = user;
-  if (password !== undefined) u.password = password;
-  return u.toString();
-}
-
 /** A throwaway team store: a database, the schema, one member granted every project of `db`. */
 export interface ScratchTeam {
   memberUrl: string;
@@ -73,7 +66,7 @@ export async function scratchTeam(url: string, db: Db): Promise<ScratchTeam> {
   await root.query(
     `DO $$ BEGIN CREATE ROLE ${MEMBER_ROLE} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
   );
-  const admin = new pg.Client({ connectionString: onDatabase(url, database) });
+  const admin = new pg.Client({ connectionString: urlOnDatabase(url, database) });
   await admin.connect();
   await createTeamSchema(admin);
   await grantTeam(admin, role, "bench");
@@ -82,7 +75,7 @@ export async function scratchTeam(url: string, db: Db): Promise<ScratchTeam> {
     .pluck()
     .all() as string[];
   for (const project of projects) await assignProject(admin, project, "bench");
-  const memberUrl = onDatabase(url, database, role, role);
+  const memberUrl = urlOnDatabase(url, database, role, role);
   const member = new pg.Client({ connectionString: memberUrl });
   await member.connect();
   return {

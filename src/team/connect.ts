@@ -39,6 +39,15 @@ export const NO_TEAM = new RecallError(
   "scope: no team store is configured (set RECALL_TEAM_URL or team.url in config.json; see docs/team.md)",
 );
 
+/** The same server's URL for another database, and optionally as another role. */
+export function urlOnDatabase(url: string, database: string, user?: string, password?: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  if (user !== undefined) u.username = user;
+  if (password !== undefined) u.password = password;
+  return u.toString();
+}
+
 /** The URL without its password, for messages. */
 export function describeUrl(url: string): string {
   try {

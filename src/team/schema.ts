@@ -16,6 +16,15 @@ import type { Queryable } from "./connect.js";
 /** The group role every member is granted (`recall team grant`); it holds the table privileges. */
 export const MEMBER_ROLE = "recall_member";
 
+/** Every table of the team store: each has row-level security, forced, and nothing for PUBLIC. */
+const TABLES = [
+  "recall_team_members",
+  "recall_team_projects",
+  "recall_team_documents",
+  "recall_team_tombstones",
+  "recall_team_checkpoints",
+] as const;
+
 /** The readable projects of the connected role: its teams' projects. */
 const READABLE = `(SELECT p.project FROM recall_team_projects p JOIN recall_team_members m ON m.team = p.team
   WHERE m.member = current_user)`;
@@ -83,16 +92,7 @@ CREATE TABLE IF NOT EXISTS recall_team_checkpoints (
   PRIMARY KEY (member, machine)
 );
 
-ALTER TABLE recall_team_members ENABLE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_members FORCE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_projects ENABLE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_projects FORCE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_documents ENABLE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_documents FORCE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_tombstones ENABLE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_tombstones FORCE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_checkpoints ENABLE ROW LEVEL SECURITY;
-ALTER TABLE recall_team_checkpoints FORCE ROW LEVEL SECURITY;
+${TABLES.map((t) => `ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY;\nALTER TABLE ${t} FORCE ROW LEVEL SECURITY;\n`).join("")}
 
 DROP POLICY IF EXISTS admin_all ON recall_team_members;
 DROP POLICY IF EXISTS own_rows ON recall_team_members;
@@ -123,8 +123,7 @@ DROP POLICY IF EXISTS own_rows ON recall_team_checkpoints;
 CREATE POLICY own_rows ON recall_team_checkpoints TO ${MEMBER_ROLE}
   USING (member = current_user) WITH CHECK (member = current_user);
 
-REVOKE ALL ON recall_team_members, recall_team_projects, recall_team_documents, recall_team_tombstones,
-  recall_team_checkpoints FROM PUBLIC;
+REVOKE ALL ON ${TABLES.join(", ")} FROM PUBLIC;
 GRANT SELECT ON recall_team_members, recall_team_projects TO ${MEMBER_ROLE};
 GRANT SELECT, INSERT, UPDATE, DELETE ON recall_team_documents, recall_team_tombstones, recall_team_checkpoints
   TO ${MEMBER_ROLE};

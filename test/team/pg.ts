@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { urlOnDatabase } from "../../src/team/connect.js";
 
 export const PG_URL = process.env.RECALL_TEST_PG_URL;
 export const pgRequired = process.env.RECALL_REQUIRE_POSTGRES === "1" || process.env.CI === "true";
@@ -28,14 +29,6 @@ export interface TeamDb {
   drop: () => Promise<void>;
 }
 
-function withDatabase(url: string, database: string, user?: string, password?: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  if (user !== undefined) u.username = user;
-  if (password !== undefined) u.password = password;
-  return u.toString();
-}
-
 export async function createTeamDb(members: readonly string[]): Promise<TeamDb> {
   if (!PG_URL) throw new Error("RECALL_TEST_PG_URL is required (RECALL_REQUIRE_POSTGRES=1)");
   const suffix = randomBytes(4).toString("hex");
@@ -53,11 +46,11 @@ export async function createTeamDb(members: readonly string[]): Promise<TeamDb> 
   const role = (m: string) => `${m}_${suffix}`;
   for (const m of members) await root.query(`CREATE ROLE ${role(m)} LOGIN PASSWORD '${role(m)}-pw'`);
   await root.end();
-  const adminUrl = withDatabase(PG_URL, database);
+  const adminUrl = urlOnDatabase(PG_URL, database);
   const admin = new pg.Pool({ connectionString: adminUrl, max: 1 });
   return {
     adminUrl,
-    memberUrl: (m) => withDatabase(PG_URL, database, role(m), `${role(m)}-pw`),
+    memberUrl: (m) => urlOnDatabase(PG_URL, database, role(m), `${role(m)}-pw`),
     role,
     query: (sql, values) => admin.query(sql, values),
     async drop() {

@@ -82,22 +82,19 @@ export const teamCommand: CommandModule = {
       .command("init")
       .description("create or upgrade the team schema (administrator)")
       .action(admin(() => ({ verb: "init" })));
-    team
-      .command("grant")
-      .description("make a PostgreSQL login role a member of a team (administrator)")
-      .argument("<member>", "the member's PostgreSQL role")
-      .argument("<team>", "the team's name")
-      .action((member: string, name: string) =>
-        admin(() => ({ verb: "grant", member: nonEmpty("member", member), team: nonEmpty("team", name) }))(),
-      );
-    team
-      .command("revoke")
-      .description("take a member out of a team (administrator)")
-      .argument("<member>", "the member's PostgreSQL role")
-      .argument("<team>", "the team's name")
-      .action((member: string, name: string) =>
-        admin(() => ({ verb: "revoke", member: nonEmpty("member", member), team: nonEmpty("team", name) }))(),
-      );
+    const membership = [
+      ["grant", "make a PostgreSQL login role a member of a team (administrator)"],
+      ["revoke", "take a member out of a team (administrator)"],
+    ] as const;
+    for (const [verb, description] of membership)
+      team
+        .command(verb)
+        .description(description)
+        .argument("<member>", "the member's PostgreSQL role")
+        .argument("<team>", "the team's name")
+        .action((member: string, name: string) =>
+          admin(() => ({ verb, member: nonEmpty("member", member), team: nonEmpty("team", name) }))(),
+        );
     team
       .command("assign")
       .description("give a project (its canonical path) to a team (administrator)")
