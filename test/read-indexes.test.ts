@@ -243,16 +243,18 @@ describe("read indexes deferred by a foreground first backfill", () => {
     expect(h.search("heron note")).toHaveLength(herons);
   });
 
-  it("end with a plain hit-id index, not a broken index, if two documents came to share a hit id", async () => {
+  it("end with a plain index of stored hit ids, not a broken index, if two documents came to share one", async () => {
     h = await createHarness();
     writeSessions(h, 1);
     h.index();
     const db = h.store.db;
-    db.exec("DROP INDEX recall_documents_hit");
-    db.exec(`UPDATE recall_documents SET hit_id = 'transcript:claude:shared'`);
+    db.exec("DROP INDEX recall_documents_own_hit");
+    db.exec(`UPDATE recall_documents SET own_hit_id = 'transcript:claude:shared'`);
     ensureReadIndexes(db);
-    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recall_documents_hit'").get();
-    expect(sql).toEqual({ sql: "CREATE INDEX recall_documents_hit ON recall_documents (hit_id)" });
+    const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recall_documents_own_hit'").get();
+    expect(sql).toEqual({
+      sql: "CREATE INDEX recall_documents_own_hit ON recall_documents (own_hit_id) WHERE own_hit_id IS NOT NULL",
+    });
     expect(presentIndexes(h)).toHaveLength(names.length);
   });
 

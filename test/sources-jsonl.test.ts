@@ -754,11 +754,11 @@ describe("incremental JSONL sources", () => {
     ];
     for (const [i, l] of legacy.entries()) {
       db.prepare(
-        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, own_hit_id, text)
          VALUES (?, ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
       ).run(l.conversation, 100 + i, l.key, BASE_TIME, `legacy:${i}`, l.text);
       db.prepare(
-        `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, conversation, role, body,
+        `INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, conversation, role, body,
            projection_version) VALUES (?, ?, ?, 'transcript', 'x', ?, ?, 'assistant', ?, 1)`,
       ).run(l.source, l.key, `legacy:${i}`, BASE_TIME, l.conversation, l.text);
     }
@@ -777,7 +777,7 @@ describe("incremental JSONL sources", () => {
     // … and in a rebuild.
     for (const [i, l] of legacy.entries()) {
       db.prepare(
-        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, own_hit_id, text)
          VALUES (?, ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
       ).run(l.conversation, 200 + i, l.key, BASE_TIME, `legacy:${i}`, l.text);
     }

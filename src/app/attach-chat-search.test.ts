@@ -242,7 +242,7 @@ describe("embedded chat index", () => {
     f.db.prepare("UPDATE recall_documents SET body = 'stale'").run();
     f.db
       .prepare(
-        "INSERT INTO recall_documents (id, source, source_key, hit_id, kind, agent, at, role, body, projection_version) VALUES (999, 'chat', '999', 'chat:1:999', 'chat', 'dyad', 0, 'user', 'orphan', 1)",
+        "INSERT INTO recall_documents (id, source, source_key, own_hit_id, kind, agent, at, role, body, projection_version) VALUES (999, 'chat', '999', 'chat:1:999', 'chat', 'dyad', 0, 'user', 'orphan', 1)",
       )
       .run();
     const rewrites = readRewrites(f.db);

@@ -56,7 +56,7 @@ describe("standalone chat tools (bound to the server's project)", () => {
     // Unrelated documents first, so document ids and message ids differ.
     store.db
       .prepare(
-        `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, title, body, projection_version)
+        `INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, role, title, body, projection_version)
          VALUES ('x', 'k1', 'x:1', 'transcript', 'claude', 0, 'user', '', 'unrelated quokka', 1),
                 ('x', 'k2', 'x:2', 'transcript', 'claude', 0, 'user', '', 'unrelated', 1)`,
       )

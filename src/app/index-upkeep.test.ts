@@ -19,7 +19,7 @@ const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet ki
  */
 function halfMerged(db: Db, batches: number): void {
   db.exec("INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', 0)");
-  const insert = db.prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at,
+  const insert = db.prepare(`INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at,
     role, title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', ?, 'user', '', ?, 1)`);
   let n = 0;
   for (let b = 0; b < batches; b++)

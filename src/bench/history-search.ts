@@ -1,5 +1,6 @@
 import type { Engine } from "../store/fts-probe.js";
 import type { Db } from "../store/open.js";
+import { documentIdOfHit } from "../store/hit-ids.js";
 import { createGetConversationTool } from "../tools/get-conversation.js";
 import { runTool } from "../tools/run.js";
 import { createSearchHistoryTool, type SearchHistoryOutput } from "../tools/search-history.js";
@@ -90,7 +91,7 @@ export async function benchHistorySearch(
 function ownWordsShare(db: Db, list: readonly BenchQuery[], results: readonly SearchHistoryOutput[]): Figure {
   // A document's text is its own body, or its record's read text when the body is '' (schema v10).
   const body = db.prepare(
-    `SELECT d.body AS body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.hit_id = ?`,
+    `SELECT d.body AS body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.id = ?`,
   );
   const shares: number[] = [];
   results.forEach((out, i) => {
@@ -100,7 +101,8 @@ function ownWordsShare(db: Db, list: readonly BenchQuery[], results: readonly Se
     let own = 0;
     for (const hit of strict) {
       const counts = new Array<number>(terms.length).fill(0);
-      const row = body.get(hit.id) as StoredBody | undefined;
+      const id = documentIdOfHit(db, hit.id);
+      const row = id === undefined ? undefined : (body.get(id) as StoredBody | undefined);
       const text = row ? documentBody(row) : "";
       if (countTerms(text, terms, 1, counts) && counts.every((n) => n > 0)) own++;
     }

@@ -32,7 +32,7 @@ export async function benchLiveSearch(
 ): Promise<LiveSearchFigures> {
   const writer = openDatabase(file);
   const insert = writer.prepare(
-    `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, title, body, projection_version)
+    `INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, role, title, body, projection_version)
      VALUES ('bench-live', ?, ?, 'transcript', 'claude', ?, 'user', '', ?, 1)`,
   );
   const times: number[] = [];

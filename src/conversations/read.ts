@@ -1,5 +1,6 @@
 import type { Db } from "../store/open.js";
-import { statement } from "../store/statements.js";
+import { documentIdOfHit } from "../store/hit-ids.js";
+import { pluckedStatement, statement } from "../store/statements.js";
 import type { PagePosition } from "./cursor.js";
 
 export interface RetainedRecord {
@@ -34,9 +35,12 @@ export function conversationById(db: Db, id: string): ConversationRow | undefine
 
 /** The conversation a hit belongs to, for callers that pass a hit id. */
 export function conversationOfHit(db: Db, hitId: string): string | undefined {
-  const row = statement(db, "SELECT conversation FROM recall_documents WHERE hit_id = ?").get(hitId) as
-    { conversation: string | null } | undefined;
-  return row?.conversation ?? undefined;
+  const id = documentIdOfHit(db, hitId);
+  if (id === undefined) return undefined;
+  const conversation = pluckedStatement(db, "SELECT conversation FROM recall_documents WHERE id = ?").get(
+    id,
+  ) as string | null;
+  return conversation ?? undefined;
 }
 
 const RECORD_COLUMNS = `conversation, ordinal, record_key AS recordKey, hit_id AS hitId, at, role, kind, text, truncated`;

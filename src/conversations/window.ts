@@ -1,4 +1,5 @@
 import type { Db } from "../store/open.js";
+import { documentIdOfHit, recordIdOfHit } from "../store/hit-ids.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 import type { PagePosition } from "./cursor.js";
 import { EVERY_RECORD, FILTER_CONDITION, filterParam, type RecordFilter } from "./read.js";
@@ -39,15 +40,23 @@ export function positionOfHit(
   filter: RecordFilter = EVERY_RECORD,
 ): PagePosition | undefined {
   const keep = filterParam(filter);
-  const own = statement(
-    db,
-    `SELECT at, ordinal FROM recall_records WHERE conversation = ? AND hit_id = ? AND ${FILTER_CONDITION}`,
-  ).get(conversation, hitId, keep) as PagePosition | undefined;
+  const record = recordIdOfHit(db, conversation, hitId);
+  const own =
+    record === undefined
+      ? undefined
+      : (statement(db, `SELECT at, ordinal FROM recall_records WHERE id = ? AND ${FILTER_CONDITION}`).get(
+          record,
+          keep,
+        ) as PagePosition | undefined);
   if (own) return own;
-  const at = pluckedStatement(
-    db,
-    "SELECT at FROM recall_documents WHERE hit_id = ? AND conversation = ?",
-  ).get(hitId, conversation) as number | undefined;
+  const document = documentIdOfHit(db, hitId);
+  const at =
+    document === undefined
+      ? undefined
+      : (pluckedStatement(db, "SELECT at FROM recall_documents WHERE id = ? AND conversation = ?").get(
+          document,
+          conversation,
+        ) as number | undefined);
   if (at === undefined) return undefined;
   return statement(
     db,

@@ -7,6 +7,7 @@ import {
   type Redaction,
 } from "../projection/index.js";
 import type { Db } from "../store/open.js";
+import { documentOwnHitId } from "../store/hit-ids.js";
 import { deleteMeta, getMeta, setMeta } from "../store/meta.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
@@ -44,15 +45,15 @@ export interface ChatBatchResult {
  * only a changed text goes through the update trigger.
  */
 const INSERT_DOCUMENT = `
-  INSERT INTO recall_documents (id, source, source_key, hit_id, kind, agent, at, message, conversation,
+  INSERT INTO recall_documents (id, source, source_key, own_hit_id, kind, agent, at, message, conversation,
     app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated, projection_version,
     fts_deferred)
-  VALUES (@id, '${EMBEDDED_CHAT_SOURCE}', @key, @hitId, 'chat', 'dyad', @at, @key, @conversation,
+  VALUES (@id, '${EMBEDDED_CHAT_SOURCE}', @key, @ownHitId, 'chat', 'dyad', @at, @key, @conversation,
     @appId, @chatId, @role, @title, @body, @compaction, @truncated, @version, 1)`;
 const UPDATE_METADATA = `
   UPDATE recall_documents SET at = @at, conversation = @conversation, app_id = @appId, chat_id = @chatId,
     role = @role, is_compaction_summary = @compaction, projection_truncated = @truncated,
-    projection_version = @version, hit_id = @hitId
+    projection_version = @version, own_hit_id = @ownHitId
   WHERE id = @id`;
 const UPDATE_TEXT = `UPDATE recall_documents SET title = @title, body = @body WHERE id = @id`;
 const INSERT_FTS = `INSERT INTO recall_fts (rowid, title, body) VALUES (?, ?, ?)`;
@@ -87,12 +88,15 @@ function writeMessage(
     if (existing) statement(db, "DELETE FROM recall_documents WHERE id = ?").run(row.id);
     return "removed";
   }
+  const key = String(row.id);
+  const conversation = `chat:${row.chatId}`;
   const values = {
     id: row.id,
-    key: String(row.id),
-    hitId: `chat:${row.chatId}:${row.id}`,
+    key,
+    // Derived from the conversation and key, so none is stored (store/hit-ids.ts).
+    ownHitId: documentOwnHitId("chat", conversation, key, `chat:${row.chatId}:${row.id}`),
     at: row.createdAt * 1000,
-    conversation: `chat:${row.chatId}`,
+    conversation,
     appId: row.appId,
     chatId: row.chatId,
     role: row.role,

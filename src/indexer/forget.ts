@@ -3,6 +3,7 @@ import path from "node:path";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
 import { eraseDeleted, removeBackups } from "../store/erase.js";
+import { recordIdOfHit } from "../store/hit-ids.js";
 import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
@@ -55,7 +56,7 @@ const DOCUMENTS_OF_PARTICIPANTS = `SELECT DISTINCT d.id, d.hit_id AS hitId, d.co
   FROM recall_document_participants p JOIN recall_documents d ON d.id = p.document
   WHERE p.identity IN (SELECT value FROM json_each(@sessions))
     AND d.conversation NOT IN ${ALL_CONVERSATIONS}`;
-const RECORD_OF_DOCUMENT = `DELETE FROM recall_records WHERE conversation = ? AND hit_id = ?`;
+const DELETE_RECORD = `DELETE FROM recall_records WHERE id = ?`;
 /**
  * A file checkpoint keeps its parser's state (held lines, pending titles) and what it learned (the
  * title): text of the conversation, which must go with it. The cursor stays, so the file is not
@@ -154,7 +155,8 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
         conversation: string;
       }[];
       for (const doc of participated) {
-        result.records += statement(db, RECORD_OF_DOCUMENT).run(doc.conversation, doc.hitId).changes;
+        const record = recordIdOfHit(db, doc.conversation, doc.hitId);
+        if (record !== undefined) result.records += statement(db, DELETE_RECORD).run(record).changes;
         result.documents += statement(db, DELETE_DOCUMENT).run(doc.id).changes;
       }
       if (participated.length > 0)

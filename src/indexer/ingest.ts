@@ -1,6 +1,7 @@
 import { DEFAULT_REDACTION, separateCjk, type Redaction } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
+import { documentOwnHitId, recordOwnHitId } from "../store/hit-ids.js";
 import { getMeta } from "../store/meta.js";
 import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { pluckedStatement, statement } from "../store/statements.js";
@@ -87,15 +88,15 @@ const RECORD_VERSIONS = `SELECT record_key AS key, epoch, text FROM recall_recor
   AND (record_key = @key OR (record_key > @key || '~' AND record_key < @key || '~' || char(127)))`;
 const MARK_EPOCH = `UPDATE recall_records SET epoch = ? WHERE id = ? AND epoch IS NOT ?`;
 const INSERT_RECORD = `
-  INSERT INTO recall_records (at, role, kind, hit_id, text, truncated, cursor, model, branch, conversation, ordinal,
+  INSERT INTO recall_records (at, role, kind, own_hit_id, text, truncated, cursor, model, branch, conversation, ordinal,
     record_key)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 // Updates only what changed: a rebuild re-reads mostly unchanged rows, and SQLite rewrites (and
 // logs) every row an UPDATE matches, changed or not.
 const UPDATE_RECORD = `
-  UPDATE recall_records SET at = ?, role = ?, kind = ?, hit_id = ?, text = ?, truncated = ?, cursor = ?, model = ?,
+  UPDATE recall_records SET at = ?, role = ?, kind = ?, own_hit_id = ?, text = ?, truncated = ?, cursor = ?, model = ?,
     branch = ?
-  WHERE id = ? AND (at IS NOT ? OR role IS NOT ? OR kind IS NOT ? OR hit_id IS NOT ? OR text IS NOT ? OR
+  WHERE id = ? AND (at IS NOT ? OR role IS NOT ? OR kind IS NOT ? OR own_hit_id IS NOT ? OR text IS NOT ? OR
     truncated IS NOT ? OR cursor IS NOT ? OR model IS NOT ? OR branch IS NOT ?)`;
 
 /**
@@ -104,16 +105,16 @@ const UPDATE_RECORD = `
  * the first keeps the document.
  */
 const INSERT_DOCUMENT = `
-  INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, project, session, job, run, message,
+  INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, project, session, job, run, message,
     conversation, cursor, app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated,
     projection_version, fts_deferred, record)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const UPDATE_DOCUMENT = `
   UPDATE recall_documents SET at = ?, project = ?, session = ?, job = ?, run = ?, message = ?, cursor = ?, role = ?,
-    hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?, kind = ?, agent = ?,
+    own_hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?, kind = ?, agent = ?,
     record = ?
   WHERE id = ? AND (at IS NOT ? OR project IS NOT ? OR session IS NOT ? OR job IS NOT ? OR run IS NOT ? OR
-    message IS NOT ? OR cursor IS NOT ? OR role IS NOT ? OR hit_id IS NOT ? OR is_compaction_summary IS NOT ? OR
+    message IS NOT ? OR cursor IS NOT ? OR role IS NOT ? OR own_hit_id IS NOT ? OR is_compaction_summary IS NOT ? OR
     projection_truncated IS NOT ? OR projection_version IS NOT ? OR kind IS NOT ? OR agent IS NOT ? OR
     record IS NOT ?)`;
 /**
@@ -601,7 +602,15 @@ function writeRecord(
   const conv = record.conversation;
   const projected = record.projected;
   if ((record.epoch ?? 0) > 0) record = besideEarlierVersion(db, record, projected.read.text, fts);
-  const hitId = projected.search.indexable ? record.hitId : null;
+  const key = record.sourceKey;
+  // Hit ids are stored only where the row's columns do not give them (store/hit-ids.ts).
+  const ownHitId = recordOwnHitId(
+    record.kind,
+    conv.id,
+    key,
+    projected.search.indexable ? record.hitId : null,
+  );
+  const docHitId = documentOwnHitId(record.kind, conv.id, key, record.hitId);
   const truncated = projected.read.truncated ? 1 : 0;
   const model = record.model ?? null;
   const branch = record.branch ?? null;
@@ -611,7 +620,6 @@ function writeRecord(
     // A conversation without records yet needs no lookups, only a guard against repeats.
     write.fresh = write.next === 0 ? new Set() : null;
   }
-  const key = record.sourceKey;
   const existing =
     write.fresh && !write.fresh.has(key)
       ? undefined
@@ -628,7 +636,7 @@ function writeRecord(
     record.at,
     record.role,
     record.kind,
-    hitId,
+    ownHitId,
     projected.read.text,
     truncated,
     record.cursor,
@@ -673,7 +681,7 @@ function writeRecord(
       record.message,
       record.cursor,
       record.role,
-      record.hitId,
+      docHitId,
       compaction,
       searchTruncated,
       projectionVersion,
@@ -692,7 +700,7 @@ function writeRecord(
     const info = statement(db, INSERT_DOCUMENT).run(
       conv.source,
       key,
-      record.hitId,
+      docHitId,
       record.kind,
       conv.agent,
       record.at,

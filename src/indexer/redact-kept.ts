@@ -1,5 +1,6 @@
 import { searchTextFromRead, type Redaction } from "../projection/index.js";
 import type { Db } from "../store/open.js";
+import { documentIdOfHit } from "../store/hit-ids.js";
 import { statement } from "../store/statements.js";
 import {
   documentBody,
@@ -38,11 +39,13 @@ const TABLES: readonly SweptTable[] = [
     texts: (row) => [row.text as string],
     rewrite(db, row, [text]) {
       // A document whose body stood for this text keeps what its FTS row holds.
-      if (row.hitId !== null) {
-        statement(
-          db,
-          "UPDATE recall_documents SET body = ? WHERE hit_id = ? AND record = ? AND body = ''",
-        ).run(searchTextFromRead(row.text as string), row.hitId, row.id);
+      const document = row.hitId === null ? undefined : documentIdOfHit(db, row.hitId as string);
+      if (document !== undefined) {
+        statement(db, "UPDATE recall_documents SET body = ? WHERE id = ? AND record = ? AND body = ''").run(
+          searchTextFromRead(row.text as string),
+          document,
+          row.id,
+        );
       }
       statement(db, "UPDATE recall_records SET text = ? WHERE id = ?").run(text, row.id);
     },

@@ -2,6 +2,7 @@ import { CJK_SEPARATOR } from "../projection/cjk.js";
 import { DocumentKind } from "../core/kinds.js";
 import { SEARCH_PROJECTION_MAX_BYTES } from "../projection/bounds.js";
 import type { Db } from "../store/open.js";
+import { documentIdOfHit } from "../store/hit-ids.js";
 import { statement } from "../store/statements.js";
 import {
   documentBody,
@@ -44,12 +45,14 @@ interface DocumentRow extends Omit<HistoryDocument, "link"> {
  * keeps the answer bounded whatever an older index holds.
  */
 export function historyDocument(db: Db, hitId: string): HistoryDocument | undefined {
+  const id = documentIdOfHit(db, hitId);
+  if (id === undefined) return undefined;
   const row = statement(
     db,
     `SELECT d.hit_id AS id, d.kind, d.agent, d.at, substr(d.body, 1, ${SEARCH_PROJECTION_MAX_BYTES}) AS body,
        ${RECORD_TEXT_COLUMN}, d.message, d.job, d.run, d.session, d.cursor, d.conversation
-     FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.hit_id = ?`,
-  ).get(hitId) as (DocumentRow & StoredBody) | undefined;
+     FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.id = ?`,
+  ).get(id) as (DocumentRow & StoredBody) | undefined;
   if (!row) return undefined;
   const { conversation, recordText, ...doc } = row;
   doc.body = documentBody({ body: doc.body, recordText });

@@ -58,7 +58,7 @@ beforeAll(async () => {
   cleanup = t.cleanup;
   store = await openHistoryStore({ home: t.dir, projectionVersion: 1, engine: "fts5" });
   const insert = store.db
-    .prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, project, app_id,
+    .prepare(`INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, project, app_id,
     chat_id, role, title, body, session, projection_version)
     VALUES ('test', ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?, 1)`);
   store.db.transaction(() => {
@@ -273,7 +273,7 @@ describe("query planner", () => {
     });
     rankDocuments(store.db, request(["quokka"])); // its list ends at the index as it is now
     const insert = store.db
-      .prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at,
+      .prepare(`INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at,
       role, title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', 1, 'user', '', ?, 1)`);
     const added = [0, 1, 2].map((i) =>
       Number(insert.run(`new${i}`, `t:new${i}`, "quokka zephyr ".repeat(8)).lastInsertRowid),

@@ -22,7 +22,7 @@ describe("document key stand-in", () => {
     store = await openHistoryStore({ home: t.dir, projectionVersion: 1 });
     const db = store.db;
     const insert = db.prepare(
-      `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, body, conversation,
+      `INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, role, body, conversation,
          projection_version, fts_deferred)
        VALUES (?, ?, ?, 'transcript', 'claude', 0, 'user', '', ?, 1, 1)`,
     );

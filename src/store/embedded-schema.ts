@@ -3,6 +3,7 @@ import type { Migration } from "./migrate.js";
 import type { Db } from "./open.js";
 import { BOUNDED_MERGE_POLICY_SQL } from "./fts-merge.js";
 import { historyV1, type HistorySchemaContext } from "./schema/history-v1.js";
+import { deriveHitIds } from "./schema/history-v13.js";
 
 /**
  * Installed into a host's Dyad-shaped database (apps, chats, messages). Step 1 is the same
@@ -180,6 +181,14 @@ const documentRecords: Migration<HistorySchemaContext> = {
   },
 };
 
+/** Hit ids derived, not stored: history.db's step 13 (schema/history-v13.ts), for one shape of both. */
+const derivedHitIds: Migration<HistorySchemaContext> = {
+  version: 7,
+  name: "hit ids derived, not stored",
+  foreignKeysOff: true,
+  up: deriveHitIds,
+};
+
 export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV1,
   chatQueues,
@@ -187,6 +196,7 @@ export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   movedChats,
   movesAtOnce,
   documentRecords,
+  derivedHitIds,
 ];
 
 /**

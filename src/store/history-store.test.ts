@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
 import { chooseEngine, probeFts5 } from "./fts-probe.js";
 import { HISTORY_FILE, HISTORY_PAGE_SIZE, openHistoryStore, registerFunctions } from "./history-store.js";
+import { documentIdOfHit, recordIdOfHit } from "./hit-ids.js";
 import { migrate } from "./migrate.js";
 import { openDatabase } from "./open.js";
 import { HISTORY_MIGRATIONS } from "./schema/history.js";
@@ -69,13 +70,24 @@ describe("history store", () => {
     return { dir: t.dir, old };
   };
 
+  /** Since schema 13 a hit id the row's columns do not give is stored as own_hit_id (store/hit-ids.ts). */
+  const hitColumn = (db: Database.Database, table: string) =>
+    db.prepare(`SELECT name FROM pragma_table_info('${table}') WHERE name = 'own_hit_id'`).get()
+      ? "own_hit_id"
+      : "hit_id";
   const insert = (db: Database.Database, id: string, body: string) =>
     db
       .prepare(
-        `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, title, body, projection_version)
+        `INSERT INTO recall_documents (source, source_key, ${hitColumn(db, "recall_documents")}, kind, agent, at, role,
+           title, body, projection_version)
          VALUES ('test', ?, ?, 'transcript', 'claude', 1, 'user', '', ?, 1)`,
       )
       .run(id, `transcript:test:${id}`, body);
+  /** A row of an older schema as schema 13 holds it: these ids have no conversation, so they stay stored. */
+  const withOwnHit = (row: object) => ({
+    ...row,
+    own_hit_id: (row as { hit_id: string | null }).hit_id ?? "",
+  });
 
   it("v10 keeps one copy of the text: bodies its record gives become '', the FTS5 index finds the same rows", async () => {
     const { dir, old } = await indexAtVersion(9, "fts5");
@@ -218,7 +230,7 @@ describe("history store", () => {
       expect(store.migration?.backup).toBeTruthy();
       // Schema 10 names each document's record (none here: these documents have none).
       expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(
-        (before as object[]).map((r) => ({ ...r, record: null })),
+        (before as object[]).map((r) => withOwnHit({ ...r, record: null })),
       );
       const indexes = db
         .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_documents'")
@@ -269,7 +281,7 @@ describe("history store", () => {
     expect(store.migration).toMatchObject({ from: 5, to: LATEST });
     // Schema 9 adds each record's file version (0: read before any rewrite).
     expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(
-      (before as object[]).map((r) => ({ ...r, epoch: 0 })),
+      (before as object[]).map((r) => withOwnHit({ ...r, epoch: 0 })),
     );
     const indexes = db
       .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_records'")
@@ -323,6 +335,78 @@ describe("history store", () => {
     store.close();
   });
 
+  it("v13 derives hit ids instead of storing them: the same ids read back and found, ids never reused", async () => {
+    const { dir, old } = await indexAtVersion(12, "fts5");
+    const record = old.prepare(
+      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+       VALUES (?, ?, ?, 1, 'user', ?, ?, ?)`,
+    );
+    const doc = old.prepare(
+      `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, body, conversation,
+         projection_version) VALUES ('test', ?, ?, ?, 'claude', 1, 'user', ?, ?, 1)`,
+    );
+    // A transcript hit, a record with no hit, an id of the bridge's own, an app chat's, and a
+    // document without a conversation; the newest document is then deleted.
+    record.run("claude:s1", 0, "k0", "transcript", "transcript:claude:s1:k0", "heron decision");
+    record.run("claude:s1", 1, "k1", "transcript", null, "");
+    record.run("bridge:t1", 0, "m1", "message", "message:m1", "egret message");
+    doc.run("k0", "transcript:claude:s1:k0", "transcript", "heron decision", "claude:s1");
+    doc.run("m1", "message:m1", "message", "egret message", "bridge:t1");
+    doc.run("5", "chat:1:5", "chat", "osprey chat", "chat:1");
+    doc.run("lone", "transcript:test:lone", "transcript", "kestrel alone", null);
+    doc.run("gone", "transcript:claude:s1:gone", "transcript", "heron gone", "claude:s1");
+    old.prepare("DELETE FROM recall_documents WHERE source_key = 'gone'").run();
+    const hits = (db: Database.Database, table: string) =>
+      db.prepare(`SELECT id, hit_id FROM ${table} ORDER BY id`).all();
+    const before = { documents: hits(old, "recall_documents"), records: hits(old, "recall_records") };
+    old.close();
+
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    const db = store.db;
+    expect(store.migration).toMatchObject({ from: 12, to: LATEST });
+    expect({ documents: hits(db, "recall_documents"), records: hits(db, "recall_records") }).toEqual(before);
+    expect(db.prepare("SELECT own_hit_id FROM recall_documents ORDER BY id").pluck().all()).toEqual([
+      null,
+      "message:m1",
+      null,
+      "transcript:test:lone",
+    ]);
+    expect(db.prepare("SELECT own_hit_id FROM recall_records ORDER BY id").pluck().all()).toEqual([
+      null,
+      "",
+      "message:m1",
+    ]);
+    for (const { id, hit_id } of before.documents as { id: number; hit_id: string }[])
+      expect(documentIdOfHit(db, hit_id)).toBe(id);
+    expect(documentIdOfHit(db, "transcript:claude:s1:k1")).toBeUndefined();
+    expect(documentIdOfHit(db, "chat:1:5:extra")).toBeUndefined();
+    expect(recordIdOfHit(db, "claude:s1", "transcript:claude:s1:k0")).toBe(1);
+    expect(recordIdOfHit(db, "bridge:t1", "message:m1")).toBe(3);
+    expect(recordIdOfHit(db, "claude:s1", "transcript:claude:s1:k1")).toBeUndefined();
+    const indexes = db
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_documents'")
+      .all() as { name: string; sql: string }[];
+    expect(indexes.map((i) => i.name)).not.toContain("recall_documents_hit");
+    expect(indexes.find((i) => i.name === "recall_documents_conversation")?.sql).toBe(
+      "CREATE INDEX recall_documents_conversation ON recall_documents (conversation, source_key)",
+    );
+    expect(indexes.map((i) => i.name)).toContain("recall_documents_own_hit");
+    // The sequence survived the rebuild: the deleted document's id is not given again.
+    db.prepare(doc.source.replace("hit_id", "own_hit_id")).run(
+      "k9",
+      null,
+      "transcript",
+      "heron new",
+      "claude:s1",
+    );
+    expect(db.prepare("SELECT id FROM recall_documents WHERE source_key = 'k9'").pluck().get()).toBe(6);
+    expect(db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH 'egret'").pluck().all()).toEqual([
+      2,
+    ]);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    store.close();
+  });
+
   it("v8 keeps documents, ids, links and text search, and a new document never takes a deleted one's id", async () => {
     const { dir, old } = await indexAtVersion(7, "fts5");
     for (const [key, body] of [
@@ -344,10 +428,12 @@ describe("history store", () => {
     const db = store.db;
     expect(store.migration).toMatchObject({ from: 7, to: LATEST });
     expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(
-      (before as object[]).map((r) => ({ ...r, record: null })),
+      (before as object[]).map((r) => withOwnHit({ ...r, record: null })),
     );
-    // The FTS triggers are schema 10's (fts-lean tests); the rest came back verbatim.
-    const kept = (r: unknown) => !/^recall_documents($|_fts_)/.test((r as { name: string }).name);
+    // The FTS triggers are schema 10's (fts-lean tests), the hit and conversation indexes schema
+    // 13's (below); the rest came back verbatim.
+    const kept = (r: unknown) =>
+      !/^recall_documents($|_fts_|_hit$|_own_hit$|_conversation$)/.test((r as { name: string }).name);
     expect(indexes(db).filter(kept)).toEqual(dependents.filter(kept));
     expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([3]);
     db.prepare("DELETE FROM recall_documents WHERE id = 3").run();

@@ -16,16 +16,23 @@ export const CONVERSATION_INDEX = "recall_documents_conversation";
  * 35 s store-only replay at 1M), so a foreground backfill drops those of empty tables (all of
  * them on a first backfill; the documents' after a reindex reset, when retained records and raw
  * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
- * Definitions are history-v1's, v5's and v6's, verbatim. Hit ids stay unique without their index
- * meanwhile: a source derives each from the (source, key) that the documents' key keeps single
- * (ensureReadIndexes still copes with a duplicate).
+ * Definitions are history-v1's, v5's, v6's and v13's, verbatim. Stored hit ids stay unique without
+ * their index meanwhile: a source derives each from the (source, key) that the documents' key keeps
+ * single (ensureReadIndexes still copes with a duplicate).
  */
 const READ_INDEXES: readonly { name: string; table: string; columns: string; unique?: boolean }[] = [
   // Not a read index: the writers' key (history-v5.ts). Deferred all the same, with an exact
   // in-memory stand-in for the writer's lookups meanwhile (store/document-keys.ts).
   { name: DOCUMENT_KEY_INDEX, table: "recall_documents", columns: "(source, source_key)", unique: true },
-  { name: "recall_documents_hit", table: "recall_documents", columns: "(hit_id)", unique: true },
-  { name: CONVERSATION_INDEX, table: "recall_documents", columns: "(conversation)" },
+  // Hit ids derived from (conversation, key) are looked up through the conversation index; the
+  // few stored whole have their own (store/hit-ids.ts, history-v13.ts).
+  {
+    name: "recall_documents_own_hit",
+    table: "recall_documents",
+    columns: "(own_hit_id) WHERE own_hit_id IS NOT NULL",
+    unique: true,
+  },
+  { name: CONVERSATION_INDEX, table: "recall_documents", columns: "(conversation, source_key)" },
   { name: "recall_documents_at", table: "recall_documents", columns: "(at)" },
   { name: "recall_documents_session", table: "recall_documents", columns: "(session)" },
   { name: "recall_documents_project", table: "recall_documents", columns: "(project, at)" },

@@ -53,7 +53,7 @@ export async function createTermCorpus(options: {
   const t = tempDir();
   const store = await openHistoryStore({ home: t.dir, projectionVersion: 1, engine: "fts5" });
   const insert = store.db
-    .prepare(`INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role,
+    .prepare(`INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, role,
     title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', ?, 'user', '', ?, 1)`);
   let key = 0;
   const append = (bodies: string[]) => {

@@ -11,6 +11,7 @@ import { historyV9 } from "./history-v9.js";
 import { historyV10 } from "./history-v10.js";
 import { historyV11 } from "./history-v11.js";
 import { historyV12 } from "./history-v12.js";
+import { historyV13 } from "./history-v13.js";
 
 export type { HistorySchemaContext };
 
@@ -28,4 +29,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV10,
   historyV11,
   historyV12,
+  historyV13,
 ];

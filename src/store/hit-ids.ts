@@ -1,0 +1,149 @@
+import type { Db } from "./open.js";
+import { pluckedStatement } from "./statements.js";
+
+/**
+ * Hit ids are not stored where the row's own columns give them (schema v13, issue #32). Nearly
+ * every hit id is `<prefix><conversation>:<key>` (sources/ids.ts: a transcript's
+ * `transcript:<agent>:<session>:<key>` over its conversation `<agent>:<session>`; an app chat's
+ * `chat:…:<chatId>:<messageId>` over `chat:…:<chatId>`), and holding it verbatim cost each of
+ * documents and records about 90 bytes a row, plus a unique index on it: 270 MB of a 1M-message
+ * index. So `hit_id` is a virtual generated column over `own_hit_id`, which holds an id only
+ * where the derivation would not give it (the agent bridge's ids, a document without a
+ * conversation). A record without a hit stores '' there.
+ *
+ * The rule below is part of the schema (the generated columns' expression): never change it, or
+ * stored NULLs would name other hits.
+ */
+
+const prefix = (kind: string): string => (kind === "transcript" ? "transcript:" : "");
+
+/** The hit id a row of this kind, conversation and key has when it stores none. */
+export function derivedHitId(kind: string, conversation: string | null, key: string): string | null {
+  return conversation === null ? null : `${prefix(kind)}${conversation}:${key}`;
+}
+
+/** The same in SQL, over the row's `kind`, `conversation` and key column. */
+export const derivedHitSql = (keyColumn: string): string =>
+  `((CASE WHEN kind = 'transcript' THEN 'transcript:' ELSE '' END) || conversation || ':' || ${keyColumn})`;
+
+/** The generated `hit_id` column of recall_documents (key: source_key) and of recall_records (key: record_key). */
+export const DOCUMENT_HIT_COLUMN = `hit_id TEXT GENERATED ALWAYS AS (coalesce(own_hit_id, ${derivedHitSql("source_key")})) VIRTUAL`;
+export const RECORD_HIT_COLUMN = `hit_id TEXT GENERATED ALWAYS AS (CASE WHEN own_hit_id IS NULL THEN ${derivedHitSql("record_key")} ELSE nullif(own_hit_id, '') END) VIRTUAL`;
+
+/** What a document stores as its own hit id: null when derivable. */
+export function documentOwnHitId(
+  kind: string,
+  conversation: string | null,
+  key: string,
+  hitId: string,
+): string | null {
+  return derivedHitId(kind, conversation, key) === hitId ? null : hitId;
+}
+
+/** What a record stores as its own hit id: null when derivable, '' when it has no hit. */
+export function recordOwnHitId(
+  kind: string,
+  conversation: string,
+  key: string,
+  hitId: string | null,
+): string | null {
+  if (hitId === null) return "";
+  return derivedHitId(kind, conversation, key) === hitId ? null : hitId;
+}
+
+interface Derivation {
+  conversation: string;
+  key: string;
+  transcript: 0 | 1;
+}
+
+/**
+ * Every (conversation, key) a hit id could derive from: the derivation is not reversible alone
+ * (conversations and keys may hold ':'), so a lookup tries each split; each is one index probe.
+ */
+export function hitDerivations(hitId: string): Derivation[] {
+  const out: Derivation[] = [];
+  const splits = (rest: string, transcript: 0 | 1) => {
+    for (let i = rest.indexOf(":"); i > 0; i = rest.indexOf(":", i + 1))
+      out.push({ conversation: rest.slice(0, i), key: rest.slice(i + 1), transcript });
+  };
+  if (hitId.startsWith("transcript:")) splits(hitId.slice("transcript:".length), 1);
+  splits(hitId, 0);
+  return out;
+}
+
+/** The key a record of `conversation` derives this hit id from, when it can. */
+export function recordKeyOfHit(conversation: string, hitId: string): { key: string; transcript: 0 | 1 }[] {
+  const keys: { key: string; transcript: 0 | 1 }[] = [];
+  for (const [p, transcript] of [
+    ["transcript:", 1],
+    ["", 0],
+  ] as const) {
+    const head = `${p}${conversation}:`;
+    if (hitId.startsWith(head)) keys.push({ key: hitId.slice(head.length), transcript });
+  }
+  return keys;
+}
+
+/**
+ * The document with this hit id, or undefined: by its stored id (a partial index holds those),
+ * else by each (conversation, key) the id could derive from (the conversation index holds the
+ * key too). On an index from before v13, hit_id is stored and indexed: one probe.
+ */
+export function documentIdOfHit(db: Db, hitId: string): number | undefined {
+  if (!hitIdsDerived(db))
+    return pluckedStatement(db, "SELECT id FROM recall_documents WHERE hit_id = ?").get(hitId) as
+      number | undefined;
+  const own = pluckedStatement(db, "SELECT id FROM recall_documents WHERE own_hit_id = ?").get(hitId) as
+    number | undefined;
+  if (own !== undefined) return own;
+  const derived = pluckedStatement(
+    db,
+    `SELECT id FROM recall_documents WHERE conversation = ? AND source_key = ? AND own_hit_id IS NULL
+       AND (kind = 'transcript') = ?`,
+  );
+  for (const d of hitDerivations(hitId)) {
+    const id = derived.get(d.conversation, d.key, d.transcript) as number | undefined;
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+/** The record of `conversation` with this hit id, or undefined. */
+export function recordIdOfHit(db: Db, conversation: string, hitId: string): number | undefined {
+  if (!hitIdsDerived(db))
+    return pluckedStatement(db, "SELECT id FROM recall_records WHERE conversation = ? AND hit_id = ?").get(
+      conversation,
+      hitId,
+    ) as number | undefined;
+  const derived = pluckedStatement(
+    db,
+    `SELECT id FROM recall_records WHERE conversation = ? AND record_key = ? AND own_hit_id IS NULL
+       AND (kind = 'transcript') = ?`,
+  );
+  for (const d of recordKeyOfHit(conversation, hitId)) {
+    const id = derived.get(conversation, d.key, d.transcript) as number | undefined;
+    if (id !== undefined) return id;
+  }
+  // Stored ids (the agent bridge's) are few per conversation: its records are read in order.
+  return pluckedStatement(db, "SELECT id FROM recall_records WHERE conversation = ? AND own_hit_id = ?").get(
+    conversation,
+    hitId,
+  ) as number | undefined;
+}
+
+const derivedOn = new WeakSet<Db>();
+
+/**
+ * Whether this database's documents derive their hit ids (schema v13; an embedded index's v7). A
+ * reader may open an index a writer has not migrated yet; only the answer yes is kept, as the
+ * migration may come later on the same connection.
+ */
+export function hitIdsDerived(db: Db): boolean {
+  if (derivedOn.has(db)) return true;
+  const derived =
+    db.prepare("SELECT 1 FROM pragma_table_info('recall_documents') WHERE name = 'own_hit_id'").get() !==
+    undefined;
+  if (derived) derivedOn.add(db);
+  return derived;
+}
