@@ -32,7 +32,13 @@ describe("the search warm-up of a fresh process", () => {
     for (let i = 0; i < 40; i++) writeTermStats(db, stored(`word${i}`, 1_000 - i));
     writeTermStats(db, stored("the", 5_000));
     writeTermStats(db, stored("word*", 6_000));
-    expect(warmUpQueries(db)).toEqual(["word0 word1 word2", "word10 word30"]);
+    expect(warmUpQueries(db)).toEqual(["word0 word1 word2", "word10 word30", "word18/word19.word20"]);
+  });
+
+  it("asks the path of mid-tier words once the list reaches them, before the second tier", async () => {
+    const { db } = await store();
+    for (let i = 0; i < 25; i++) writeTermStats(db, stored(`word${i}`, 1_000 - i));
+    expect(warmUpQueries(db)).toEqual(["word0 word1 word2", "word18/word19.word20"]);
   });
 
   it("asks only the common-words query of an index with a short list", async () => {
@@ -57,10 +63,11 @@ describe("the search warm-up of a fresh process", () => {
       },
     };
     const warmed = await warmUpSearch(db, failing);
-    expect(warmed.searches).toBe(2);
+    expect(warmed.searches).toBe(3);
     expect(asked).toEqual([
       { query: "word0 word1 word2", limit: 10 },
       { query: "word10 word30", limit: 10 },
+      { query: "word18/word19.word20", limit: 10 },
     ]);
   });
 });
