@@ -33,6 +33,14 @@ const TRUNCATE_PAUSE_MS = 100;
 export function eraseDeleted(db: Db): EraseResult {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_fts'").get() !== undefined)
     db.prepare("INSERT INTO recall_fts (recall_fts) VALUES ('optimize')").run();
+  return rewriteIntoFreshPages(db);
+}
+
+/**
+ * VACUUM, its temporary copy in a file, then the WAL checkpointed and truncated: every live row in
+ * fresh pages, and the file no larger than they are.
+ */
+export function rewriteIntoFreshPages(db: Db): EraseResult {
   const tempStore = db.pragma("temp_store", { simple: true }) as number;
   // temp_store = MEMORY (history-store.ts's writer setting) would hold the whole copy in memory.
   if (tempStore === 2) db.pragma("temp_store = FILE");

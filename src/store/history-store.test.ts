@@ -407,6 +407,48 @@ describe("history store", () => {
     store.close();
   });
 
+  it("gives back the pages a rebuilding migration freed, and a new index's open leaves its file as it is", async () => {
+    const { dir, old } = await indexAtVersion(12, "fts5");
+    const record = old.prepare(
+      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+       VALUES ('claude:s1', ?, ?, 1, 'user', 'transcript', ?, ?)`,
+    );
+    const doc = old.prepare(
+      `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, body, conversation,
+         projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', 1, 'user', ?, 'claude:s1', 1)`,
+    );
+    old.transaction(() => {
+      for (let i = 0; i < 3_000; i++) {
+        const key = `key-${i}`;
+        record.run(i, key, `transcript:claude:s1:${key}`, `heron note ${i} `.repeat(8));
+        doc.run(key, `transcript:claude:s1:${key}`, `heron note ${i}`);
+      }
+    })();
+    old.pragma("wal_checkpoint(TRUNCATE)");
+    old.close();
+    const file = path.join(dir, HISTORY_FILE);
+    const before = statSync(file).size;
+
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    expect(store.migration).toMatchObject({ from: 12, to: LATEST });
+    const pages = (db: Database.Database) => ({
+      free: db.pragma("freelist_count", { simple: true }) as number,
+      all: db.pragma("page_count", { simple: true }) as number,
+    });
+    expect(pages(store.db).free).toBe(0);
+    expect(statSync(file).size).toBeLessThan(before);
+    expect(statSync(`${file}-wal`).size).toBe(0);
+    expect(documentIdOfHit(store.db, "transcript:claude:s1:key-2999")).toBeGreaterThan(0);
+    // Free pages a later delete leaves are for later writes: an open without a migration keeps them.
+    store.db.prepare("DELETE FROM recall_records").run();
+    const left = pages(store.db);
+    store.close();
+    expect(left.free).toBeGreaterThan(left.all / 10);
+    const again = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    expect(pages(again.db).free).toBe(left.free);
+    again.close();
+  });
+
   it("v8 keeps documents, ids, links and text search, and a new document never takes a deleted one's id", async () => {
     const { dir, old } = await indexAtVersion(7, "fts5");
     for (const [key, body] of [
