@@ -106,4 +106,27 @@ describe("the broker's idle upkeep of the index", () => {
     expect(tombstoneProbes(db)).toBeGreaterThan(0);
     expect(ftsRewriteDue(db)).toBe(false);
   });
+
+  it("lets the event loop in between two terms' statistics, so a broker's requests wait one term at most", async () => {
+    const { db, file } = await store();
+    const insert = db.prepare(`INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at,
+      role, title, body, projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', ?, 'user', '', ?, 1)`);
+    // Every word in 2,000 rows: each is a term the job keeps, one step each.
+    db.transaction(() => {
+      for (let n = 0; n < 2_000; n++) insert.run(`k${n}`, `t:k${n}`, n, `${WORDS.join(" ")} note${n}`);
+    })();
+    await finishFtsWork(db, file);
+    const upkeep = createIndexUpkeep(db, file);
+    let ticks = 0;
+    let turning = true;
+    const tick = () => {
+      ticks++;
+      if (turning) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await upkeep.turn();
+    turning = false;
+    expect(ticks).toBeGreaterThan(3);
+    expect(db.prepare("SELECT count(*) FROM recall_term_lists").pluck().get()).toBeGreaterThan(3);
+  });
 });
