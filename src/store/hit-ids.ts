@@ -6,8 +6,8 @@ import { pluckedStatement } from "./statements.js";
  * every hit id is `<prefix><conversation>:<key>` (sources/ids.ts: a transcript's
  * `transcript:<agent>:<session>:<key>` over its conversation `<agent>:<session>`; an app chat's
  * `chat:…:<chatId>:<messageId>` over `chat:…:<chatId>`), and holding it verbatim cost each of
- * documents and records about 90 bytes a row, plus a unique index on it: 270 MB of a 1M-message
- * index. So `hit_id` is a virtual generated column over `own_hit_id`, which holds an id only
+ * documents and records about 90 bytes a row, plus a unique index on it: 237 of 1,774 MiB at 1M
+ * Zipf messages. So `hit_id` is a virtual generated column over `own_hit_id`, which holds an id only
  * where the derivation would not give it (the agent bridge's ids, a document without a
  * conversation). A record without a hit stores '' there.
  *
@@ -18,7 +18,7 @@ import { pluckedStatement } from "./statements.js";
 const prefix = (kind: string): string => (kind === "transcript" ? "transcript:" : "");
 
 /** The hit id a row of this kind, conversation and key has when it stores none. */
-export function derivedHitId(kind: string, conversation: string | null, key: string): string | null {
+function derivedHitId(kind: string, conversation: string | null, key: string): string | null {
   return conversation === null ? null : `${prefix(kind)}${conversation}:${key}`;
 }
 
@@ -61,7 +61,7 @@ interface Derivation {
  * Every (conversation, key) a hit id could derive from: the derivation is not reversible alone
  * (conversations and keys may hold ':'), so a lookup tries each split; each is one index probe.
  */
-export function hitDerivations(hitId: string): Derivation[] {
+function hitDerivations(hitId: string): Derivation[] {
   const out: Derivation[] = [];
   const splits = (rest: string, transcript: 0 | 1) => {
     for (let i = rest.indexOf(":"); i > 0; i = rest.indexOf(":", i + 1))
@@ -73,7 +73,7 @@ export function hitDerivations(hitId: string): Derivation[] {
 }
 
 /** The key a record of `conversation` derives this hit id from, when it can. */
-export function recordKeyOfHit(conversation: string, hitId: string): { key: string; transcript: 0 | 1 }[] {
+function recordKeyOfHit(conversation: string, hitId: string): { key: string; transcript: 0 | 1 }[] {
   const keys: { key: string; transcript: 0 | 1 }[] = [];
   for (const [p, transcript] of [
     ["transcript:", 1],
