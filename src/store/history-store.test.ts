@@ -345,13 +345,16 @@ describe("history store", () => {
       `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, body, conversation,
          projection_version) VALUES ('test', ?, ?, ?, 'claude', 1, 'user', ?, ?, 1)`,
     );
-    // A transcript hit, a record with no hit, an id of the bridge's own, an app chat's, and a
-    // document without a conversation; the newest document is then deleted.
+    // A transcript hit, a record with no hit, an id of the bridge's own, a transcript key that
+    // carries its session (Codex's), an app chat's, and a document without a conversation; the
+    // newest document is then deleted.
     record.run("claude:s1", 0, "k0", "transcript", "transcript:claude:s1:k0", "heron decision");
     record.run("claude:s1", 1, "k1", "transcript", null, "");
     record.run("bridge:t1", 0, "m1", "message", "message:m1", "egret message");
+    record.run("codex:t9", 0, "t9:42", "transcript", "transcript:codex:t9:42", "plover turn");
     doc.run("k0", "transcript:claude:s1:k0", "transcript", "heron decision", "claude:s1");
     doc.run("m1", "message:m1", "message", "egret message", "bridge:t1");
+    doc.run("t9:42", "transcript:codex:t9:42", "transcript", "plover turn", "codex:t9");
     doc.run("5", "chat:1:5", "chat", "osprey chat", "chat:1");
     doc.run("lone", "transcript:test:lone", "transcript", "kestrel alone", null);
     doc.run("gone", "transcript:claude:s1:gone", "transcript", "heron gone", "claude:s1");
@@ -369,12 +372,14 @@ describe("history store", () => {
       null,
       "message:m1",
       null,
+      null,
       "transcript:test:lone",
     ]);
     expect(db.prepare("SELECT own_hit_id FROM recall_records ORDER BY id").pluck().all()).toEqual([
       null,
       "",
       "message:m1",
+      null,
     ]);
     for (const { id, hit_id } of before.documents as { id: number; hit_id: string }[])
       expect(documentIdOfHit(db, hit_id)).toBe(id);
@@ -382,6 +387,8 @@ describe("history store", () => {
     expect(documentIdOfHit(db, "chat:1:5:extra")).toBeUndefined();
     expect(recordIdOfHit(db, "claude:s1", "transcript:claude:s1:k0")).toBe(1);
     expect(recordIdOfHit(db, "bridge:t1", "message:m1")).toBe(3);
+    expect(recordIdOfHit(db, "codex:t9", "transcript:codex:t9:42")).toBe(4);
+    expect(documentIdOfHit(db, "transcript:codex:t9:t9:42")).toBeUndefined();
     expect(recordIdOfHit(db, "claude:s1", "transcript:claude:s1:k1")).toBeUndefined();
     const indexes = db
       .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_documents'")
@@ -399,7 +406,7 @@ describe("history store", () => {
       "heron new",
       "claude:s1",
     );
-    expect(db.prepare("SELECT id FROM recall_documents WHERE source_key = 'k9'").pluck().get()).toBe(6);
+    expect(db.prepare("SELECT id FROM recall_documents WHERE source_key = 'k9'").pluck().get()).toBe(7);
     expect(db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH 'egret'").pluck().all()).toEqual([
       2,
     ]);

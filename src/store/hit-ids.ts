@@ -2,29 +2,38 @@ import type { Db } from "./open.js";
 import { pluckedStatement } from "./statements.js";
 
 /**
- * Hit ids are not stored where the row's own columns give them (schema v13, issue #32). Nearly
- * every hit id is `<prefix><conversation>:<key>` (sources/ids.ts: a transcript's
- * `transcript:<agent>:<session>:<key>` over its conversation `<agent>:<session>`; an app chat's
- * `chat:…:<chatId>:<messageId>` over `chat:…:<chatId>`), and holding it verbatim cost each of
- * documents and records about 90 bytes a row, plus a unique index on it: 237 of 1,774 MiB at 1M
- * Zipf messages. So `hit_id` is a virtual generated column over `own_hit_id`, which holds an id only
- * where the derivation would not give it (the agent bridge's ids, a document without a
- * conversation). A record without a hit stores '' there.
+ * Hit ids are not stored where the row's own columns give them (schema v13, issue #32). A
+ * transcript's hit id is `transcript:<agent>:<session>:<key>` over its conversation
+ * `<agent>:<session>` (sources/ids.ts), its document key either that `<key>` (Claude Code,
+ * opencode) or `<session>:<key>` (Codex and most others, so keys stay unique per source); an app
+ * chat's is `<conversation>:<messageId>`. Holding them verbatim cost each of documents and records
+ * about 90 bytes a row, plus a unique index on them: 237 of 1,774 MiB at 1M Zipf messages. So
+ * `hit_id` is a virtual generated column over `own_hit_id`, which holds an id only where the rule
+ * below would not give it (the agent bridge's ids, a document without a conversation). A record
+ * without a hit stores '' there.
  *
- * The rule below is part of the schema (the generated columns' expression): never change it, or
- * stored NULLs would name other hits.
+ * The rule is part of the schema (the generated columns' expression): never change it, or stored
+ * NULLs would name other hits. Writers store an id whenever the rule gives another, so the rule
+ * needs only to be a function of the row: a key that merely looks session-qualified is safe.
  */
 
-const prefix = (kind: string): string => (kind === "transcript" ? "transcript:" : "");
+/** What follows a conversation's agent: `<agent>:<session>` gives `<session>` (all of it without ':'). */
+const sessionOf = (conversation: string): string => conversation.slice(conversation.indexOf(":") + 1);
 
 /** The hit id a row of this kind, conversation and key has when it stores none. */
 function derivedHitId(kind: string, conversation: string | null, key: string): string | null {
-  return conversation === null ? null : `${prefix(kind)}${conversation}:${key}`;
+  if (conversation === null) return null;
+  if (kind !== "transcript") return `${conversation}:${key}`;
+  const head = `${sessionOf(conversation)}:`;
+  return `transcript:${conversation}:${key.startsWith(head) ? key.slice(head.length) : key}`;
 }
 
 /** The same in SQL, over the row's `kind`, `conversation` and key column. */
-export const derivedHitSql = (keyColumn: string): string =>
-  `((CASE WHEN kind = 'transcript' THEN 'transcript:' ELSE '' END) || conversation || ':' || ${keyColumn})`;
+export const derivedHitSql = (k: string): string => {
+  const session = "substr(conversation, instr(conversation, ':') + 1)";
+  const key = `(CASE WHEN substr(${k}, 1, length(${session}) + 1) = ${session} || ':' THEN substr(${k}, length(${session}) + 2) ELSE ${k} END)`;
+  return `(CASE WHEN kind = 'transcript' THEN 'transcript:' || conversation || ':' || ${key} ELSE conversation || ':' || ${k} END)`;
+};
 
 /** The generated `hit_id` column of recall_documents (key: source_key) and of recall_records (key: record_key). */
 export const DOCUMENT_HIT_COLUMN = `hit_id TEXT GENERATED ALWAYS AS (coalesce(own_hit_id, ${derivedHitSql("source_key")})) VIRTUAL`;
@@ -54,34 +63,37 @@ export function recordOwnHitId(
 interface Derivation {
   conversation: string;
   key: string;
-  transcript: 0 | 1;
 }
 
 /**
- * Every (conversation, key) a hit id could derive from: the derivation is not reversible alone
- * (conversations and keys may hold ':'), so a lookup tries each split; each is one index probe.
+ * Every (conversation, key) a hit id could derive from: the rule is not reversible alone
+ * (conversations and keys may hold ':', and a key may carry the session), so a lookup tries each;
+ * each is one index probe, and the row's generated hit_id has the last word.
  */
 function hitDerivations(hitId: string): Derivation[] {
   const out: Derivation[] = [];
-  const splits = (rest: string, transcript: 0 | 1) => {
-    for (let i = rest.indexOf(":"); i > 0; i = rest.indexOf(":", i + 1))
-      out.push({ conversation: rest.slice(0, i), key: rest.slice(i + 1), transcript });
+  const splits = (rest: string, transcript: boolean) => {
+    for (let i = rest.indexOf(":"); i > 0; i = rest.indexOf(":", i + 1)) {
+      const conversation = rest.slice(0, i);
+      const key = rest.slice(i + 1);
+      out.push({ conversation, key });
+      if (transcript) out.push({ conversation, key: `${sessionOf(conversation)}:${key}` });
+    }
   };
-  if (hitId.startsWith("transcript:")) splits(hitId.slice("transcript:".length), 1);
-  splits(hitId, 0);
+  if (hitId.startsWith("transcript:")) splits(hitId.slice("transcript:".length), true);
+  splits(hitId, false);
   return out;
 }
 
-/** The key a record of `conversation` derives this hit id from, when it can. */
-function recordKeyOfHit(conversation: string, hitId: string): { key: string; transcript: 0 | 1 }[] {
-  const keys: { key: string; transcript: 0 | 1 }[] = [];
-  for (const [p, transcript] of [
-    ["transcript:", 1],
-    ["", 0],
-  ] as const) {
-    const head = `${p}${conversation}:`;
-    if (hitId.startsWith(head)) keys.push({ key: hitId.slice(head.length), transcript });
+/** The keys a record of `conversation` could derive this hit id from. */
+function recordKeysOfHit(conversation: string, hitId: string): string[] {
+  const keys: string[] = [];
+  const transcript = `transcript:${conversation}:`;
+  if (hitId.startsWith(transcript)) {
+    const key = hitId.slice(transcript.length);
+    keys.push(key, `${sessionOf(conversation)}:${key}`);
   }
+  if (hitId.startsWith(`${conversation}:`)) keys.push(hitId.slice(conversation.length + 1));
   return keys;
 }
 
@@ -100,10 +112,10 @@ export function documentIdOfHit(db: Db, hitId: string): number | undefined {
   const derived = pluckedStatement(
     db,
     `SELECT id FROM recall_documents WHERE conversation = ? AND source_key = ? AND own_hit_id IS NULL
-       AND (kind = 'transcript') = ?`,
+       AND hit_id = ?`,
   );
   for (const d of hitDerivations(hitId)) {
-    const id = derived.get(d.conversation, d.key, d.transcript) as number | undefined;
+    const id = derived.get(d.conversation, d.key, hitId) as number | undefined;
     if (id !== undefined) return id;
   }
   return undefined;
@@ -119,10 +131,10 @@ export function recordIdOfHit(db: Db, conversation: string, hitId: string): numb
   const derived = pluckedStatement(
     db,
     `SELECT id FROM recall_records WHERE conversation = ? AND record_key = ? AND own_hit_id IS NULL
-       AND (kind = 'transcript') = ?`,
+       AND hit_id = ?`,
   );
-  for (const d of recordKeyOfHit(conversation, hitId)) {
-    const id = derived.get(conversation, d.key, d.transcript) as number | undefined;
+  for (const key of recordKeysOfHit(conversation, hitId)) {
+    const id = derived.get(conversation, key, hitId) as number | undefined;
     if (id !== undefined) return id;
   }
   // Stored ids (the agent bridge's) are few per conversation: its records are read in order.
