@@ -89,6 +89,18 @@ describe("history store", () => {
     own_hit_id: (row as { hit_id: string | null }).hit_id ?? "",
   });
 
+  /** Writers of a schema-12 index, which stores every hit id: (conversation, ordinal, key, kind, hit id, text) and (key, hit id, kind, body, conversation). */
+  const v12Writers = (old: Database.Database) => ({
+    record: old.prepare(
+      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
+       VALUES (?, ?, ?, 1, 'user', ?, ?, ?)`,
+    ),
+    doc: old.prepare(
+      `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, body, conversation,
+         projection_version) VALUES ('test', ?, ?, ?, 'claude', 1, 'user', ?, ?, 1)`,
+    ),
+  });
+
   it("v10 keeps one copy of the text: bodies its record gives become '', the FTS5 index finds the same rows", async () => {
     const { dir, old } = await indexAtVersion(9, "fts5");
     const record = old.prepare(
@@ -337,14 +349,7 @@ describe("history store", () => {
 
   it("v13 derives hit ids instead of storing them: the same ids read back and found, ids never reused", async () => {
     const { dir, old } = await indexAtVersion(12, "fts5");
-    const record = old.prepare(
-      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
-       VALUES (?, ?, ?, 1, 'user', ?, ?, ?)`,
-    );
-    const doc = old.prepare(
-      `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, body, conversation,
-         projection_version) VALUES ('test', ?, ?, ?, 'claude', 1, 'user', ?, ?, 1)`,
-    );
+    const { record, doc } = v12Writers(old);
     // A transcript hit, a record with no hit, an id of the bridge's own, a transcript key that
     // carries its session (Codex's), an app chat's, and a document without a conversation; the
     // newest document is then deleted.
@@ -416,19 +421,13 @@ describe("history store", () => {
 
   it("gives back the pages a rebuilding migration freed, and a new index's open leaves its file as it is", async () => {
     const { dir, old } = await indexAtVersion(12, "fts5");
-    const record = old.prepare(
-      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, hit_id, text)
-       VALUES ('claude:s1', ?, ?, 1, 'user', 'transcript', ?, ?)`,
-    );
-    const doc = old.prepare(
-      `INSERT INTO recall_documents (source, source_key, hit_id, kind, agent, at, role, body, conversation,
-         projection_version) VALUES ('test', ?, ?, 'transcript', 'claude', 1, 'user', ?, 'claude:s1', 1)`,
-    );
+    const { record, doc } = v12Writers(old);
     old.transaction(() => {
       for (let i = 0; i < 3_000; i++) {
         const key = `key-${i}`;
-        record.run(i, key, `transcript:claude:s1:${key}`, `heron note ${i} `.repeat(8));
-        doc.run(key, `transcript:claude:s1:${key}`, `heron note ${i}`);
+        const hit = `transcript:claude:s1:${key}`;
+        record.run("claude:s1", i, key, "transcript", hit, `heron note ${i} `.repeat(8));
+        doc.run(key, hit, "transcript", `heron note ${i}`, "claude:s1");
       }
     })();
     old.pragma("wal_checkpoint(TRUNCATE)");
