@@ -1,6 +1,5 @@
 import { searchTextFromRead, type Redaction } from "../projection/index.js";
 import type { Db } from "../store/open.js";
-import { documentIdOfHit } from "../store/hit-ids.js";
 import { statement } from "../store/statements.js";
 import {
   documentBody,
@@ -35,18 +34,16 @@ const TABLES: readonly SweptTable[] = [
     },
   },
   {
-    select: "SELECT id, hit_id AS hitId, text FROM recall_records WHERE id > ? ORDER BY id LIMIT ?",
+    select:
+      "SELECT id, conversation, record_key AS key, text FROM recall_records WHERE id > ? ORDER BY id LIMIT ?",
     texts: (row) => [row.text as string],
     rewrite(db, row, [text]) {
-      // A document whose body stood for this text keeps what its FTS row holds.
-      const document = row.hitId === null ? undefined : documentIdOfHit(db, row.hitId as string);
-      if (document !== undefined) {
-        statement(db, "UPDATE recall_documents SET body = ? WHERE id = ? AND record = ? AND body = ''").run(
-          searchTextFromRead(row.text as string),
-          document,
-          row.id,
-        );
-      }
+      // A document whose body stood for this text keeps what its FTS row holds. Its writer gave
+      // it the record's conversation and key (indexer/ingest.ts): the conversation index finds it.
+      statement(
+        db,
+        "UPDATE recall_documents SET body = ? WHERE conversation = ? AND source_key = ? AND record = ? AND body = ''",
+      ).run(searchTextFromRead(row.text as string), row.conversation, row.key, row.id);
       statement(db, "UPDATE recall_records SET text = ? WHERE id = ?").run(text, row.id);
     },
   },
