@@ -25,7 +25,13 @@ describe("recall index on two threads", () => {
   });
 
   /** Runs `entry index --json` on a fresh index; returns its summary and the threads' entry files. */
-  const index = (entry: string, recallHome: string, marks: string, preload: string) => {
+  const index = (
+    entry: string,
+    recallHome: string,
+    marks: string,
+    preload: string,
+    extra: Record<string, string> = {},
+  ) => {
     const result = spawnSync(process.execPath, [entry, "index", "--json"], {
       encoding: "utf8",
       env: {
@@ -35,7 +41,7 @@ describe("recall index on two threads", () => {
         NO_COLOR: "1",
         NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
         RECALL_TEST_THREAD_MARKS: marks,
-        RECALL_INDEX_THREAD: "on",
+        ...extra,
       },
       timeout: 120_000,
     });
@@ -46,7 +52,7 @@ describe("recall index on two threads", () => {
     return { summary, threads };
   };
 
-  it("bundled (dist/cli/main.js) and compiled (dist/cli/run.js), each starting the thread", async () => {
+  it("bundled (dist/cli/main.js) and compiled (dist/cli/run.js), each starting the thread unless told not to", async () => {
     home = await createDemoHome({ messages: 12_000 });
     const t = tempDir("recall-index-thread-");
     cleanup = t.cleanup;
@@ -71,5 +77,10 @@ describe("recall index on two threads", () => {
     expect(compiled.threads).toEqual([path.join(DIST, "indexer", "index-thread.js")]);
     expect(bundled.summary.records).toBeGreaterThan(10_000);
     expect(compiled.summary.records).toBe(bundled.summary.records);
+    const single = index(CLI, path.join(t.dir, "single"), path.join(t.dir, "single.marks"), preload, {
+      RECALL_INDEX_THREAD: "off",
+    });
+    expect(single.threads).toEqual([]);
+    expect(single.summary.records).toBe(bundled.summary.records);
   });
 });

@@ -289,13 +289,15 @@ async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName)
     if (wants(args, "redaction")) {
       // Off, then on again: each setting gets a run after another has warmed the page cache.
       step("indexing the same transcripts with redaction off, then on again");
+      // In one thread both: redaction is timed where it runs whole.
       const off = runWorker([
         "history",
         corpus.home,
         path.join(scratch.dir, "recall-unredacted"),
         "no-redaction",
+        "single",
       ]);
-      const again = runWorker(["history", corpus.home, path.join(scratch.dir, "recall-redacted")]);
+      const again = runWorker(["history", corpus.home, path.join(scratch.dir, "recall-redacted"), "single"]);
       result.redaction = redactionFigures(corpus.messages, [again], off);
     }
     const store = await openHistoryStore({

@@ -1,6 +1,6 @@
 /**
  * Indexing, measured in a process of its own so its peak RSS is the indexer's alone:
- *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction] [thread]
+ *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction] [single]
  *   node dist/bench/worker-index.js chats <dbFile> <backupDir>
  * Prints one JSON object (IndexRun) on stdout.
  */
@@ -12,6 +12,7 @@ import { ConfigSchema } from "../config/schema.js";
 import { attachChatSearch } from "../app/attach-chat-search.js";
 import { backfill } from "../indexer/backfill.js";
 import { pipelineHandOver } from "../indexer/pipeline.js";
+import { indexThread } from "../app/index-thread.js";
 import {
   compileRedaction,
   DEFAULT_REDACTION,
@@ -65,8 +66,8 @@ function timedRedaction(): { redaction: Redaction; figures: { ms: number; texts:
 
 /**
  * `redact`: false indexes with redaction off (config.json redaction.enabled false), for its cost.
- * `threaded`: the sources read and their batches prepared on a second thread, as `recall index`
- * does with RECALL_INDEX_THREAD=on (indexer/pipeline.ts); redact() then runs there, untimed.
+ * `threaded`: the sources read and their batches prepared on a second thread as `recall index`
+ * does (app/index-thread.ts, indexer/pipeline.ts); redaction is timed only in one thread.
  */
 async function history(
   home: string,
@@ -83,7 +84,8 @@ async function history(
   const config = ConfigSchema.parse(redact ? {} : { redaction: { enabled: false } });
   const store = await openHistoryStore({ home: recallHome, projectionVersion: PROJECTION_VERSION });
   const sources = createSources(env, config);
-  const timed = redact && !threaded ? timedRedaction() : null;
+  const spec = threaded ? indexThread(env, config) : undefined;
+  const timed = redact && !spec ? timedRedaction() : null;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = backfill(store.db, sources, {
@@ -91,7 +93,7 @@ async function history(
     redaction: timed?.redaction ?? compileRedaction(config.redaction),
     clock: systemClock,
     deferReadIndexes: true, // as `recall index` does in the foreground
-    ...(threaded ? { handOver: pipelineHandOver({ env, config }) } : {}),
+    ...(spec ? { handOver: pipelineHandOver(spec) } : {}),
   });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -149,7 +151,7 @@ async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
 const [kind, a, b, ...flags] = process.argv.slice(2);
 const run =
   kind === "history"
-    ? history(a!, b!, !flags.includes("no-redaction"), flags.includes("thread"))
+    ? history(a!, b!, !flags.includes("no-redaction"), !flags.includes("single"))
     : chats(a!, b!);
 run.then(
   (r) => process.stdout.write(`${JSON.stringify(r)}\n`),

@@ -1,7 +1,8 @@
 /**
  * The pipeline's thread (pipeline.ts): builds its own sources and a read-only connection, runs
  * the backfill's ticks — nextBatch, then prepareBatch (projection, redaction, compression) — and
- * posts each prepared tick to the writer, at most a few ticks ahead of it.
+ * posts each prepared tick to the writer, at most a few ticks ahead of it. The last records of
+ * a batch may travel unprojected, for the writer to project (pipeline-share.ts).
  */
 import { performance } from "node:perf_hooks";
 import { workerData } from "node:worker_threads";
@@ -14,6 +15,7 @@ import { batchBudget, TickPlan } from "./backfill.js";
 import { indexView } from "./checkpoints.js";
 import { pendingView } from "./pending-view.js";
 import { SLOT, type ThreadBatch, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
+import { ProjectionShare } from "./pipeline-share.js";
 import { prepareBatch } from "./prepare.js";
 
 const init = workerData as ThreadInit;
@@ -45,14 +47,14 @@ function waitCommitted(seq: number): void {
 /** Ticks posted and not yet taken by the writer, with their approximate size. */
 const inFlight: { seq: number; bytes: number }[] = [];
 
-/** Back-pressure: waits while the queue holds its bound of ticks or bytes. */
-function waitForRoom(): void {
-  for (;;) {
+/** Back-pressure: waits while the queue holds its bound of ticks or bytes; true if it waited. */
+function waitForRoom(): boolean {
+  for (let waited = false; ; waited = true) {
     const received = Atomics.load(slots, SLOT.received);
     while (inFlight.length > 0 && inFlight[0]!.seq <= received) inFlight.shift();
     let bytes = 0;
     for (const t of inFlight) bytes += t.bytes;
-    if (inFlight.length < init.queue.ticks && bytes < init.queue.bytes) return;
+    if (inFlight.length < init.queue.ticks && bytes < init.queue.bytes) return waited;
     if (stopped()) throw new Stopped();
     Atomics.wait(slots, SLOT.received, received, 100);
   }
@@ -78,8 +80,9 @@ function run(): void {
       init.maxIdleMillis,
     );
     const limits = init.limits;
+    const share = new ProjectionShare(Atomics.load(slots, SLOT.starved), init.share);
     for (let seq = 1; !plan.finished; seq++) {
-      waitForRoom();
+      share.observe(Atomics.load(slots, SLOT.starved), waitForRoom());
       const polled = plan.polled();
       const read: { source: string; batch: SourceBatch; ms: number }[] = [];
       for (const source of sources) {
@@ -94,7 +97,9 @@ function run(): void {
       let bytes = 0;
       const batches = read.map(({ source, batch, ms }): ThreadBatch => {
         const started = performance.now();
-        const prepared = prepareBatch(batch, redaction);
+        const cut = share.cut(batch.records.length);
+        const prepared = prepareBatch({ ...batch, records: batch.records.slice(0, cut) }, redaction);
+        const unprojected = batch.records.slice(cut);
         for (const chunk of prepared.rawChunks) {
           // Moved, not copied: a compressed chunk owns its memory; a stored one (under 1 KiB)
           // may be a view of a buffer the source keeps, so it travels as a copy of its own.
@@ -109,7 +114,12 @@ function run(): void {
         }
         for (const r of prepared.records)
           bytes += 2 * (r.projected.read.text.length + r.projected.search.text.length);
-        return { source, batch: prepared, ms: ms + performance.now() - started };
+        // What the unprojected records hold, estimated as their part of the bytes read.
+        let readBytes = 0;
+        for (const chunk of prepared.rawChunks) readBytes += chunk.length;
+        if (batch.records.length > 0)
+          bytes += Math.round((2 * readBytes * unprojected.length) / batch.records.length);
+        return { source, batch: prepared, unprojected, ms: ms + performance.now() - started };
       });
       plan.observe(read.map((r) => ({ source: r.source, idle: r.batch.idle, progress: r.batch.progress })));
       inFlight.push({ seq, bytes });

@@ -2,6 +2,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../platform/paths.js";
 import type { Config } from "../config/schema.js";
 import type { BatchLimits } from "./backfill.js";
+import type { SourceRecord } from "../sources/types.js";
 import type { PreparedBatch } from "./prepare.js";
 
 /**
@@ -24,8 +25,10 @@ export const SLOT = {
   failed: 5,
   /** Set by the thread once its modules have loaded. */
   ready: 6,
+  /** Times the writer found no tick ready and waited (pipeline-share.ts). */
+  starved: 7,
 } as const;
-export const SLOT_COUNT = 7;
+export const SLOT_COUNT = 8;
 
 /** Everything the thread needs, as plain data: it builds its own sources and connection. */
 export interface ThreadInit {
@@ -37,6 +40,8 @@ export interface ThreadInit {
   maxIdleMillis: number;
   /** Ticks and approximate bytes posted but not yet received, at most. */
   queue: { ticks: number; bytes: number };
+  /** A fixed share of each batch's records for the writer to project; null follows the waits. */
+  share: number | null;
   shared: SharedArrayBuffer;
   port: MessagePort;
 }
@@ -45,6 +50,8 @@ export interface ThreadInit {
 export interface ThreadBatch {
   source: string;
   batch: PreparedBatch;
+  /** The batch's last records, left for the writer to project (pipeline-share.ts). */
+  unprojected: SourceRecord[];
   /** nextBatch and prepare, in milliseconds. */
   ms: number;
 }

@@ -81,6 +81,8 @@ function dump(db: Db) {
 /** A small group, so the first group ends with work left and the backfill hands over. */
 const GROUP = { records: 300, millis: 60_000 };
 
+const noFigures = (): PipelineFigures => ({ ticks: 0, maxQueued: 0, writerProjected: 0 });
+
 describe("the backfill pipeline (sources read and batches prepared on a thread)", () => {
   let stores: HistoryStore[] = [];
   let cleanups: (() => void)[] = [];
@@ -112,7 +114,8 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     config: Config,
     threaded: boolean,
     extra: Partial<BackfillOptions> = {},
-    figures: PipelineFigures = { ticks: 0, maxQueued: 0 },
+    figures: PipelineFigures = noFigures(),
+    share?: number,
   ): BackfillResult => {
     const sources = createSources(env, config);
     try {
@@ -122,7 +125,11 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
         redaction: compileRedaction(config.redaction),
         group: GROUP,
         deferReadIndexes: true,
-        ...(threaded ? { handOver: pipelineHandOver({ env, config }, figures) } : {}),
+        ...(threaded
+          ? {
+              handOver: pipelineHandOver({ env, config, ...(share === undefined ? {} : { share }) }, figures),
+            }
+          : {}),
         ...extra,
       });
     } finally {
@@ -136,11 +143,25 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const inThread = await openStore();
     const threaded = await openStore();
     const a = run(inThread.db, home.env, config, false);
-    const figures = { ticks: 0, maxQueued: 0 };
+    const figures = noFigures();
     const b = run(threaded.db, home.env, config, true, {}, figures);
     expect(figures.ticks).toBeGreaterThan(5);
     expect(b.records).toBe(a.records);
     expect(a.records).toBeGreaterThan(2000);
+    expect(dump(threaded.db)).toEqual(dump(inThread.db));
+  });
+
+  it("writes the same when this thread projects half of every batch the thread reads", async () => {
+    const home = await demo(2500);
+    const config = ConfigSchema.parse({});
+    const inThread = await openStore();
+    const threaded = await openStore();
+    const a = run(inThread.db, home.env, config, false);
+    const figures = noFigures();
+    const b = run(threaded.db, home.env, config, true, {}, figures, 0.5);
+    expect(figures.ticks).toBeGreaterThan(5);
+    expect(figures.writerProjected).toBeGreaterThan(500);
+    expect(b.records).toBe(a.records);
     expect(dump(threaded.db)).toEqual(dump(inThread.db));
   });
 
@@ -162,7 +183,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       // A group of a few records: the fixtures are small, and the thread must take over.
       const small = { group: { records: 5, millis: 60_000 } };
       const a = run(inThread.db, env, config, false, small);
-      const figures = { ticks: 0, maxQueued: 0 };
+      const figures = noFigures();
       run(threaded.db, env, config, true, small, figures);
       expect(figures.ticks).toBeGreaterThan(0);
       expect(a.records).toBeGreaterThan(20);
@@ -177,7 +198,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const threaded = await openStore();
     run(inThread.db, home.env, config, false);
     let groups = 0;
-    const figures = { ticks: 0, maxQueued: 0 };
+    const figures = noFigures();
     expect(() =>
       run(
         threaded.db,
@@ -197,7 +218,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       .n;
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(2000);
-    const again = { ticks: 0, maxQueued: 0 };
+    const again = noFigures();
     run(threaded.db, home.env, config, true, {}, again);
     expect(again.ticks).toBeGreaterThan(0);
     expect(dump(threaded.db)).toEqual(dump(inThread.db));
@@ -212,7 +233,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const sources = createSources(home.env, config);
     // The thread cannot build its sources from this spec (no sources section): it fails at once.
     const broken = { ...config, sources: undefined } as unknown as Config;
-    const figures = { ticks: 0, maxQueued: 0 };
+    const figures = noFigures();
     let handedOver = false;
     const handOver = pipelineHandOver({ env: home.env, config: broken }, figures);
     try {
@@ -238,7 +259,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const home = await demo(2500);
     const config = ConfigSchema.parse({});
     const store = await openStore();
-    const figures = { ticks: 0, maxQueued: 0 };
+    const figures = noFigures();
     const result = run(
       store.db,
       home.env,
@@ -313,7 +334,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const threaded = await openStore();
     run(inThread.db, home.env, config, false);
     let ticks = 0;
-    const figures = { ticks: 0, maxQueued: 0 };
+    const figures = noFigures();
     run(
       threaded.db,
       home.env,

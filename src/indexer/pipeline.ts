@@ -18,6 +18,7 @@ import {
   type TickProducer,
 } from "./backfill.js";
 import { writeBatch } from "./ingest.js";
+import { prepareRecords } from "./prepare.js";
 import { SLOT, SLOT_COUNT, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
 
 /** Bytes that crossed threads arrive as a plain Uint8Array: the same memory, as a Buffer. */
@@ -27,6 +28,8 @@ const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 export interface PipelineSpec {
   env: Env;
   config: Config;
+  /** A fixed share of records the writer projects (tests); by default it follows the waits. */
+  share?: number;
 }
 
 /**
@@ -70,15 +73,26 @@ export function pipelineHandOver(spec: PipelineSpec, figures?: PipelineFigures):
     if (compileRedaction(spec.config.redaction).fingerprint !== redaction.fingerprint) return null;
     const entry = threadEntry();
     return entry
-      ? startPipeline(db, spec, options, entry, inThread, figures ?? { ticks: 0, maxQueued: 0 })
+      ? startPipeline(
+          db,
+          spec,
+          options,
+          entry,
+          inThread,
+          figures ?? { ticks: 0, maxQueued: 0, writerProjected: 0 },
+        )
       : null;
   };
 }
 
-/** What went through the pipeline: ticks written, and the most ticks ever queued at once. */
+/**
+ * What went through the pipeline: ticks written, the most ticks ever queued at once, and the
+ * records this thread projected (pipeline-share.ts).
+ */
 export interface PipelineFigures {
   ticks: number;
   maxQueued: number;
+  writerProjected: number;
 }
 
 function startPipeline(
@@ -89,6 +103,7 @@ function startPipeline(
   inThread: TickProducer,
   figures: PipelineFigures,
 ): TickProducer {
+  const redaction = options.redaction ?? DEFAULT_REDACTION;
   const shared = new SharedArrayBuffer(SLOT_COUNT * Int32Array.BYTES_PER_ELEMENT);
   const slots = new Int32Array(shared);
   const { port1, port2 } = new MessageChannel();
@@ -99,6 +114,7 @@ function startPipeline(
     limits: { ...BATCH_LIMITS, ...options.limits },
     maxIdleMillis: options.maxIdleMillis ?? 30_000,
     queue: { ...PIPELINE_QUEUE },
+    share: spec.share ?? null,
     shared,
     port: port2,
   };
@@ -139,9 +155,11 @@ function startPipeline(
     // Taken: the thread may prepare the next tick while this one writes.
     Atomics.store(slots, SLOT.received, message.seq);
     Atomics.notify(slots, SLOT.received);
-    const ticks = message.batches.map(({ source, batch, ms }): SourceTick => {
+    const ticks = message.batches.map(({ source, batch, unprojected, ms }): SourceTick => {
       const started = performance.now();
       for (const chunk of batch.rawChunks) chunk.data = asBuffer(chunk.data);
+      for (const record of prepareRecords(unprojected, redaction)) batch.records.push(record);
+      figures.writerProjected += unprojected.length;
       const ingested = writeBatch(db, batch, writeOptions(source, options));
       return sourceTick(source, batch, ingested, ms + performance.now() - started);
     });
@@ -172,6 +190,7 @@ function startPipeline(
         const now = performance.now();
         if (Atomics.load(slots, SLOT.ready) === 0 && now - startedAt > START_TIMEOUT_MS) return fail("start");
         if (now >= deadline) return null;
+        Atomics.add(slots, SLOT.starved, 1);
         Atomics.wait(slots, SLOT.produced, seen, Math.min(deadline - now, 50));
       }
     },

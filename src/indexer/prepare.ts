@@ -45,16 +45,21 @@ export type PreparedBatch = Omit<SourceBatch, "records" | "rawChunks"> & {
   rawChunks: PreparedChunk[];
 };
 
+/** Records with their projections in place of their content. */
+export function prepareRecords(records: readonly SourceRecord[], redaction: Redaction): PreparedRecord[] {
+  return records.map((record): PreparedRecord => {
+    const { content, ...rest } = record;
+    return { ...rest, projected: projectRecord(content, redaction) };
+  });
+}
+
 /**
  * The pure part of ingesting a batch — projection with redaction, raw-chunk compression — which
  * needs no database, so it can run on another thread than the writer (pipeline.ts). The
  * source's content and bytes are dropped: only what is written travels on.
  */
 export function prepareBatch(batch: SourceBatch, redaction: Redaction = DEFAULT_REDACTION): PreparedBatch {
-  const records = batch.records.map((record): PreparedRecord => {
-    const { content, ...rest } = record;
-    return { ...rest, projected: projectRecord(content, redaction) };
-  });
+  const records = prepareRecords(batch.records, redaction);
   const rawChunks = batch.rawChunks.map((chunk): PreparedChunk => {
     const { bytes, ...rest } = chunk;
     const { data, codec } = compressRaw(bytes);
