@@ -181,12 +181,21 @@ const documentRecords: Migration<HistorySchemaContext> = {
   },
 };
 
+/**
+ * Whether a table of the index is in the host: a host whose legacy tables were dropped
+ * (`--drop-legacy`) keeps only its queues, and a step added since finds nothing to change.
+ */
+const hasTable = (db: Db, name: string): boolean =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+
 /** Hit ids derived, not stored: history.db's step 13 (schema/history-v13.ts), for one shape of both. */
 const derivedHitIds: Migration<HistorySchemaContext> = {
   version: 7,
   name: "hit ids derived, not stored",
   foreignKeysOff: true,
-  up: deriveHitIds,
+  up(db) {
+    if (hasTable(db, "recall_documents")) deriveHitIds(db);
+  },
 };
 
 export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
