@@ -137,7 +137,7 @@ describe("recall split --drop-legacy", () => {
     );
     r.close();
 
-    // A host dropped by an earlier recall takes the step added since (it finds no index there).
+    // A host dropped by an earlier recall takes the steps added since (they find no index there).
     f.db.prepare("DELETE FROM recall_migrations WHERE version >= 7").run();
     // Attached again (with the split option and without): history.db, the same answers.
     for (const options of [{ file: f.file, split: {} }, { file: f.file }]) {

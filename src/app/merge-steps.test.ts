@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createDyadDb, type DyadFixture } from "../../test/helpers/dyad.js";
 import { tempDir } from "../../test/helpers/tmp.js";
-import { mergeStep } from "../store/fts-merge.js";
+import { EMBEDDED_USERMERGE, mergeStep } from "../store/fts-merge.js";
 import { attachChatSearch, type ChatSearch } from "./attach-chat-search.js";
 
 /** Segments in the FTS5 index: each has one first leaf page, rowid (segid << 37) + 1 (fts5_index.c). */
@@ -29,37 +29,40 @@ describe("FTS5 merges run as bounded steps between chat batches", () => {
   };
 
   it("installs automerge off and a raised crisismerge, so no batch merges by itself", async () => {
-    const { f } = await setup({ maxRows: 5, maxBytes: 1 << 20 });
+    const { f } = await setup({ maxRows: 3, maxBytes: 1 << 20 });
     const config = Object.fromEntries(
       (f.db.prepare("SELECT k, v FROM recall_fts_config").all() as { k: string; v: number }[]).map((r) => [
         r.k,
         r.v,
       ]),
     );
-    expect(config).toMatchObject({ automerge: 0, crisismerge: 64 });
+    expect(config).toMatchObject({ automerge: 0, crisismerge: 64, usermerge: EMBEDDED_USERMERGE });
   });
 
-  it("merges what 12 small batches flushed, in steps, and leaves the index searchable", async () => {
-    const { f, search } = await setup({ maxRows: 5, maxBytes: 1 << 20 });
+  it("merges what 20 small batches flushed, in steps, and leaves the index searchable", async () => {
+    const { f, search } = await setup({ maxRows: 3, maxBytes: 1 << 20 });
     await search.indexer.drain();
     const figures = search.indexer.figures();
-    expect(figures.batches).toBe(12);
+    expect(figures.batches).toBe(20);
     expect(figures.mergeSteps).toBeGreaterThan(0);
     // Nothing is left for a step to do, and fewer segments remain than batches wrote.
     expect(mergeStep(f.db)).toBe(false);
-    expect(segments(f.db)).toBeLessThan(12);
+    expect(segments(f.db)).toBeLessThan(EMBEDDED_USERMERGE);
     expect(
       f.db.prepare("SELECT count(*) FROM recall_fts WHERE recall_fts MATCH 'merging'").pluck().get(),
     ).toBe(60);
   });
 
   it("a step merges only when a level holds enough segments, like automerge would", async () => {
-    const { f, search } = await setup({ maxRows: 5, maxBytes: 1 << 20 });
-    // Flush 12 segments without the service's steps.
+    const { f, search } = await setup({ maxRows: 3, maxBytes: 1 << 20 });
+    // Flush segments without the service's steps: one short of a merge, then enough.
     const { drainChatBatch } = await import("../indexer/chat-queue.js");
-    for (let i = 0; i < 12; i++) drainChatBatch(f.db, { maxRows: 5, maxBytes: 1 << 20 });
+    for (let i = 0; i < EMBEDDED_USERMERGE - 1; i++) drainChatBatch(f.db, { maxRows: 3, maxBytes: 1 << 20 });
+    expect(segments(f.db)).toBe(EMBEDDED_USERMERGE - 1);
+    expect(mergeStep(f.db)).toBe(false);
+    for (let i = 0; i < 5; i++) drainChatBatch(f.db, { maxRows: 3, maxBytes: 1 << 20 });
     const before = segments(f.db);
-    expect(before).toBe(12);
+    expect(before).toBe(20);
     let steps = 0;
     while (mergeStep(f.db)) steps++;
     expect(steps).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import { EMBEDDED_CHAT_SOURCE } from "../core/kinds.js";
 import type { Migration } from "./migrate.js";
 import type { Db } from "./open.js";
-import { BOUNDED_MERGE_POLICY_SQL } from "./fts-merge.js";
+import { BOUNDED_MERGE_POLICY_SQL, EMBEDDED_USERMERGE_SQL } from "./fts-merge.js";
 import { historyV1, type HistorySchemaContext } from "./schema/history-v1.js";
 import { deriveHitIds } from "./schema/history-v13.js";
 
@@ -198,6 +198,15 @@ const derivedHitIds: Migration<HistorySchemaContext> = {
   },
 };
 
+/** The embedded indexer's merge steps gather more segments a level (store/fts-merge.ts). */
+const widerMerges: Migration<HistorySchemaContext> = {
+  version: 8,
+  name: "FTS5 merges 16 segments a level",
+  up(db) {
+    if (hasTable(db, "recall_fts")) db.exec(EMBEDDED_USERMERGE_SQL);
+  },
+};
+
 export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV1,
   chatQueues,
@@ -206,6 +215,7 @@ export const EMBEDDED_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   movesAtOnce,
   documentRecords,
   derivedHitIds,
+  widerMerges,
 ];
 
 /**
