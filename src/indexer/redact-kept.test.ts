@@ -1,27 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { tempDir } from "../../test/helpers/tmp.js";
+import { describe, expect, it } from "vitest";
+import { tempHistoryStores } from "../../test/helpers/temp-store.js";
 import { compileRedaction, PROJECTION_VERSION, searchTextFromRead } from "../projection/index.js";
 import { RedactionConfig } from "../projection/redact/config.js";
 import { documentBody, RECORD_TEXT_COLUMN, RECORD_TEXT_JOIN } from "../store/document-text.js";
-import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import { redactKeptText } from "./redact-kept.js";
 
 const CONVERSATION = "claude:3a1e0c55-5a5e-4c1d-9e0f-0d1e2f3a4b5c";
 
 describe("the kept-text redaction sweep", () => {
-  let store: HistoryStore | null = null;
-  let cleanup = () => {};
-  afterEach(() => {
-    store?.close();
-    store = null;
-    cleanup();
-  });
+  const openStore = tempHistoryStores("recall-redact-kept-");
 
   it("keeps a document's searched text as its FTS row holds it when only its record's read text changes", async () => {
-    const t = tempDir("recall-redact-kept-");
-    cleanup = t.cleanup;
-    store = await openHistoryStore({ home: t.dir, projectionVersion: PROJECTION_VERSION });
-    const db = store.db;
+    const { db } = await openStore();
     // A read-only line (dropped from the searched text) and the line after it: a pattern that
     // spans both changes the read text, while the searched text alone matches nothing.
     const read = "[result: Bash ok]\nsecret-4f1c deploy heron";
