@@ -28,7 +28,7 @@ describe("FTS5 merges run as bounded steps between chat batches", () => {
     return { f, search, chat };
   };
 
-  it("installs automerge off and a raised crisismerge, so no batch merges by itself", async () => {
+  it("installs automerge off, a raised crisismerge and wider levels, so no batch merges by itself", async () => {
     const { f } = await setup({ maxRows: 3, maxBytes: 1 << 20 });
     const config = Object.fromEntries(
       (f.db.prepare("SELECT k, v FROM recall_fts_config").all() as { k: string; v: number }[]).map((r) => [
