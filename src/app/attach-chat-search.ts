@@ -3,6 +3,7 @@ import { PROJECTION_VERSION } from "../projection/index.js";
 import { probeFts5 } from "../store/fts-probe.js";
 import { migrate, type MigrateResult } from "../store/migrate.js";
 import type { Db } from "../store/open.js";
+import { hasTable } from "../store/statements.js";
 import { registerFunctions } from "../store/history-store.js";
 import type { ToolDefinition } from "../tools/definition.js";
 import { createReadChatTool } from "../tools/read-chat.js";
@@ -109,7 +110,7 @@ const HOST_COLUMNS: Record<string, readonly string[]> = {
  */
 function requireHostColumns(db: Db): void {
   for (const [table, columns] of Object.entries(HOST_COLUMNS)) {
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) {
+    if (!hasTable(db, table)) {
       throw new RecallError("Validation", `the host database has no ${table} table; it is not Dyad-shaped`);
     }
     const present = new Set(

@@ -3,6 +3,7 @@ import type { Migration } from "./migrate.js";
 import type { Db } from "./open.js";
 import { BOUNDED_MERGE_POLICY_SQL, EMBEDDED_USERMERGE_SQL } from "./fts-merge.js";
 import { historyV1, type HistorySchemaContext } from "./schema/history-v1.js";
+import { hasTable } from "./statements.js";
 import { deriveHitIds } from "./schema/history-v13.js";
 
 /**
@@ -182,13 +183,10 @@ const documentRecords: Migration<HistorySchemaContext> = {
 };
 
 /**
- * Whether a table of the index is in the host: a host whose legacy tables were dropped
- * (`--drop-legacy`) keeps only its queues, and a step added since finds nothing to change.
+ * Hit ids derived, not stored: history.db's step 13 (schema/history-v13.ts), for one shape of both.
+ * A host whose legacy tables were dropped (`--drop-legacy`) keeps only its queues: this step and
+ * those added since find nothing to change there.
  */
-const hasTable = (db: Db, name: string): boolean =>
-  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-
-/** Hit ids derived, not stored: history.db's step 13 (schema/history-v13.ts), for one shape of both. */
 const derivedHitIds: Migration<HistorySchemaContext> = {
   version: 7,
   name: "hit ids derived, not stored",
@@ -284,10 +282,7 @@ function hostHooks(dropped: boolean): readonly { name: string; sql: string }[] {
 }
 
 export function legacyDropped(db: Db): boolean {
-  return (
-    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(LEGACY_DROPPED) !==
-    undefined
-  );
+  return hasTable(db, LEGACY_DROPPED);
 }
 
 /** history.db's path as the mark records it, or null when the legacy tables are there. */

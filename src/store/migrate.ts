@@ -5,6 +5,7 @@ import { RecallError } from "../core/errors.js";
 import type { Db } from "./open.js";
 import { makePrivateDbFile } from "./private-files.js";
 import { steppedBackup, type BackupSteps } from "./stepped-backup.js";
+import { hasTable } from "./statements.js";
 
 /** One schema step. `up` runs inside a transaction together with recording its version. */
 export interface Migration<C = void> {
@@ -48,10 +49,7 @@ const DEFAULT_VERSION_TABLE = "recall_migrations";
 
 /** Highest applied version, 0 when the version table does not exist yet. */
 export function currentVersion(db: Db, versionTable = DEFAULT_VERSION_TABLE): number {
-  const exists = db
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
-    .get(versionTable);
-  if (!exists) return 0;
+  if (!hasTable(db, versionTable)) return 0;
   const row = db.prepare(`SELECT max(version) AS v FROM "${versionTable}"`).get() as { v: number | null };
   return row.v ?? 0;
 }

@@ -23,3 +23,10 @@ export function statement(db: Db, sql: string): Statement {
 export function pluckedStatement(db: Db, sql: string): Statement {
   return cached(db, `pluck\u0000${sql}`, () => db.prepare(sql).pluck());
 }
+
+/** Whether the connection's main schema has a table (a virtual one included) of this name. */
+export function hasTable(db: Db, name: string): boolean {
+  return (
+    statement(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+  );
+}
