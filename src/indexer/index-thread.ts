@@ -100,7 +100,9 @@ function run(): void {
         const cut = share.cut(batch.records.length);
         const prepared = prepareBatch({ ...batch, records: batch.records.slice(0, cut) }, redaction);
         const unprojected = batch.records.slice(cut);
+        let readBytes = 0;
         for (const chunk of prepared.rawChunks) {
+          readBytes += chunk.length;
           // Moved, not copied: a compressed chunk owns its memory; a stored one (under 1 KiB)
           // may be a view of a buffer the source keeps, so it travels as a copy of its own.
           const own =
@@ -115,8 +117,6 @@ function run(): void {
         for (const r of prepared.records)
           bytes += 2 * (r.projected.read.text.length + r.projected.search.text.length);
         // What the unprojected records hold, estimated as their part of the bytes read.
-        let readBytes = 0;
-        for (const chunk of prepared.rawChunks) readBytes += chunk.length;
         if (batch.records.length > 0)
           bytes += Math.round((2 * readBytes * unprojected.length) / batch.records.length);
         return { source, batch: prepared, unprojected, ms: ms + performance.now() - started };
