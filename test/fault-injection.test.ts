@@ -71,10 +71,14 @@ describe("seeded faults between indexing ticks", () => {
       return line;
     };
 
+    /** What the processes said on stderr, the newest last: a failing run shows the error's kind. */
+    let said = "";
+    const keepStderr = (child: ChildProcess, name: string) =>
+      child.stderr!.on("data", (d: Buffer) => (said = (said + `${name}: ${d.toString()}`).slice(-4000)));
     const startBroker = () => {
-      brokers.push(
-        spawn(process.execPath, [CLI, "mcp"], { env: h.env, stdio: ["pipe", "ignore", "ignore"] }),
-      );
+      const broker = spawn(process.execPath, [CLI, "mcp"], { env: h.env, stdio: ["pipe", "ignore", "pipe"] });
+      keepStderr(broker, "mcp");
+      brokers.push(broker);
     };
     /** SIGKILL, as a crash or an OOM kill would: whichever of them is the broker dies mid-work. */
     const killBrokers = () => {
@@ -82,7 +86,8 @@ describe("seeded faults between indexing ticks", () => {
       brokers = [];
     };
     const index = async (killMidway: boolean) => {
-      const child = spawn(process.execPath, [CLI, "index"], { env: h.env, stdio: "ignore" });
+      const child = spawn(process.execPath, [CLI, "index"], { env: h.env, stdio: ["ignore", "ignore", "pipe"] });
+      keepStderr(child, "index");
       const done = new Promise<number | null>((resolve) => child.on("close", resolve));
       if (killMidway) {
         await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 400)));
@@ -146,7 +151,7 @@ describe("seeded faults between indexing ticks", () => {
       if (random() < 0.1) startBroker();
       // A tick cut short by the kill is simply done again; only what committed is observed.
       for (let retry = 0; code !== 0 && retry < 5; retry++) code = await index(false);
-      expect(code).toBe(0);
+      expect(code, said).toBe(0);
       observe();
 
       if (step === Math.floor(STEPS / 2)) {

@@ -82,6 +82,7 @@ function run(): void {
     const limits = init.limits;
     const share = new ProjectionShare(Atomics.load(slots, SLOT.starved), init.share);
     for (let seq = 1; !plan.finished; seq++) {
+      if (init.failAfter !== null && seq > init.failAfter) throw new Error("injected thread failure");
       share.observe(Atomics.load(slots, SLOT.starved), waitForRoom());
       const polled = plan.polled();
       const read: { source: string; batch: SourceBatch; ms: number }[] = [];

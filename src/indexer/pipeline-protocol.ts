@@ -42,6 +42,8 @@ export interface ThreadInit {
   queue: { ticks: number; bytes: number };
   /** A fixed share of each batch's records for the writer to project; null follows the waits. */
   share: number | null;
+  /** Tests: the thread fails once it has posted this many ticks (a crash after handing work over). */
+  failAfter: number | null;
   shared: SharedArrayBuffer;
   port: MessagePort;
 }

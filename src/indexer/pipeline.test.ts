@@ -13,7 +13,7 @@ import { createSources } from "../sources/registry.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
 import { backfill, type BackfillOptions, type BackfillResult } from "./backfill.js";
-import { pipelineHandOver, PIPELINE_QUEUE, type PipelineFigures } from "./pipeline.js";
+import { IndexingThreadError, pipelineHandOver, PIPELINE_QUEUE, type PipelineFigures } from "./pipeline.js";
 import { decompressRaw } from "./raw-codec.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
 
@@ -246,6 +246,47 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     }
     expect(handedOver).toBe(true);
     expect(figures.ticks).toBe(0);
+    expect(dump(store.db)).toEqual(dump(inThread.db));
+  });
+
+  it("a thread that fails after handing work over fails its backfill; a worker goes on in one thread", async () => {
+    const home = await demo(2500);
+    const config = ConfigSchema.parse({});
+    const inThread = await openStore();
+    run(inThread.db, home.env, config, false);
+    const direct = await openStore();
+    const sources = createSources(home.env, config);
+    try {
+      const handOver = pipelineHandOver({ env: home.env, config, failAfter: 2 });
+      expect(() =>
+        backfill(direct.db, sources, {
+          projectionVersion: PROJECTION_VERSION,
+          clock: systemClock,
+          group: GROUP,
+          handOver,
+        }),
+      ).toThrow(IndexingThreadError);
+    } finally {
+      for (const s of sources) s.close?.();
+    }
+
+    const store = await openStore();
+    const lines: string[] = [];
+    const worker = createIndexWorker({
+      db: store.db,
+      createSources: () => createSources(home.env, config),
+      projectionVersion: PROJECTION_VERSION,
+      clock: systemClock,
+      group: GROUP,
+      pipeline: { env: home.env, config, failAfter: 2 },
+      log: (line) => lines.push(line),
+    });
+    try {
+      await worker.catchUp();
+    } finally {
+      await worker.stop();
+    }
+    expect(lines).toContainEqual(expect.stringMatching(/indexing thread failed \(Error\); going on in one thread/));
     expect(dump(store.db)).toEqual(dump(inThread.db));
   });
 

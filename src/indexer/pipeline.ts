@@ -30,6 +30,8 @@ export interface PipelineSpec {
   config: Config;
   /** A fixed share of records the writer projects (tests); by default it follows the waits. */
   share?: number;
+  /** Tests: the thread fails after posting this many ticks. */
+  failAfter?: number;
 }
 
 /**
@@ -115,6 +117,7 @@ function startPipeline(
     maxIdleMillis: options.maxIdleMillis ?? 30_000,
     queue: { ...PIPELINE_QUEUE },
     share: spec.share ?? null,
+    failAfter: spec.failAfter ?? null,
     shared,
     port: port2,
   };

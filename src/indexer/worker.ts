@@ -23,7 +23,7 @@ import {
   writtenByNewer,
   type Staleness,
 } from "./derived-versions.js";
-import { pipelineHandOver, type PipelineSpec } from "./pipeline.js";
+import { IndexingThreadError, pipelineHandOver, type PipelineSpec } from "./pipeline.js";
 import { resetDerivedYielding } from "./rebuild.js";
 import { redactKeptText } from "./redact-kept.js";
 
@@ -441,17 +441,17 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
     }
   };
 
-  const catchUpLocked = async (
-    onProgress?: (p: WorkProgress) => void,
-    rebuilding = false,
+  /** One backfill over the sources, its reading handed to the pipeline's thread where `threaded`. */
+  const backfillOnce = async (
+    onProgress: ((p: WorkProgress) => void) | undefined,
+    rebuilding: boolean,
+    threaded: boolean,
   ): Promise<BackfillResult> => {
-    const started = performance.now();
-    let result: BackfillResult;
     /** The pipeline's thread read on from this process's sources, whose positions are now behind. */
     let handedOver = false;
-    const pipeline = options.pipeline ? pipelineHandOver(options.pipeline) : null;
+    const pipeline = threaded && options.pipeline ? pipelineHandOver(options.pipeline) : null;
     try {
-      result = await backfillYielding(options.db, ensureSources(), {
+      return await backfillYielding(options.db, ensureSources(), {
         ...tickOptions(),
         textInPlace: rebuilding, // its end drops every term statistic anyway
         ...(options.group ? { group: options.group } : {}),
@@ -481,6 +481,24 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         for (const source of sources ?? []) source.close?.();
         sources = null;
       }
+    }
+  };
+
+  const catchUpLocked = async (
+    onProgress?: (p: WorkProgress) => void,
+    rebuilding = false,
+  ): Promise<BackfillResult> => {
+    const started = performance.now();
+    let result: BackfillResult;
+    try {
+      result = await backfillOnce(onProgress, rebuilding, true);
+    } catch (error) {
+      if (!(error instanceof IndexingThreadError)) throw error;
+      // Its uncommitted group rolled back; what committed stays. Fresh sources resume from the
+      // committed checkpoints in this thread: slower, never a failed command.
+      figures.errors += 1;
+      log(`${error.message.split(";")[0]}; going on in one thread`);
+      result = await backfillOnce(onProgress, rebuilding, false);
     }
     figures.records += result.records;
     tracker.lastRun = {
