@@ -41,7 +41,6 @@ describe("recall index on two threads", () => {
         NO_COLOR: "1",
         NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
         RECALL_TEST_THREAD_MARKS: marks,
-        RECALL_INDEX_THREAD: "on",
         ...extra,
       },
       timeout: 120_000,
@@ -53,7 +52,7 @@ describe("recall index on two threads", () => {
     return { summary, threads };
   };
 
-  it("bundled (dist/cli/main.js) and compiled (dist/cli/run.js), each starting the thread when told to", async () => {
+  it("bundled (dist/cli/main.js) and compiled (dist/cli/run.js), each starting the thread unless told not to", async () => {
     home = await createDemoHome({ messages: 12_000 });
     const t = tempDir("recall-index-thread-");
     cleanup = t.cleanup;
@@ -79,7 +78,7 @@ describe("recall index on two threads", () => {
     expect(bundled.summary.records).toBeGreaterThan(10_000);
     expect(compiled.summary.records).toBe(bundled.summary.records);
     const single = index(CLI, path.join(t.dir, "single"), path.join(t.dir, "single.marks"), preload, {
-      RECALL_INDEX_THREAD: "",
+      RECALL_INDEX_THREAD: "off",
     });
     expect(single.threads).toEqual([]);
     expect(single.summary.records).toBe(bundled.summary.records);

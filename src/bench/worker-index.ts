@@ -66,8 +66,8 @@ function timedRedaction(): { redaction: Redaction; figures: { ms: number; texts:
 
 /**
  * `redact`: false indexes with redaction off (config.json redaction.enabled false), for its cost.
- * `threaded`: the sources read and their batches prepared on a second thread where `recall index`
- * would (app/index-thread.ts: RECALL_INDEX_THREAD=on); redaction is timed only in one thread.
+ * `threaded`: the sources read and their batches prepared on a second thread as `recall index`
+ * does (app/index-thread.ts, indexer/pipeline.ts); redaction is timed only in one thread.
  */
 async function history(
   home: string,
