@@ -86,7 +86,10 @@ describe("seeded faults between indexing ticks", () => {
       brokers = [];
     };
     const index = async (killMidway: boolean) => {
-      const child = spawn(process.execPath, [CLI, "index"], { env: h.env, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, [CLI, "index"], {
+        env: h.env,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
       keepStderr(child, "index");
       const done = new Promise<number | null>((resolve) => child.on("close", resolve));
       if (killMidway) {

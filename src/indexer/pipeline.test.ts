@@ -286,7 +286,9 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     } finally {
       await worker.stop();
     }
-    expect(lines).toContainEqual(expect.stringMatching(/indexing thread failed \(Error\); going on in one thread/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/indexing thread failed \(Error\); going on in one thread/),
+    );
     expect(dump(store.db)).toEqual(dump(inThread.db));
   });
 
