@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers/tmp.js";
@@ -50,8 +50,45 @@ describe("broker election", () => {
     const h = electBroker({ home: t.dir, onElected: () => {}, onRequest: async () => "secret" });
     handles.push(h);
     await h.elected();
-    writeFileSync(path.join(t.dir, "broker.token"), "wrong");
+    writeFileSync(path.join(t.dir, "broker.token"), "0".repeat(64));
     await expect(askBroker(t.dir, { command: "ping" })).rejects.toThrow("forbidden");
+    // A file holding no token is no token: nobody is asked.
+    writeFileSync(path.join(t.dir, "broker.token"), "");
+    expect(await askBroker(t.dir, { command: "ping" })).toBeNull();
+  });
+
+  it("waits for a token file another process is writing, and replaces one left empty by a crash", async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = path.join(t.dir, "broker.token");
+    // Another process has the file open and empty, and writes its token 300 ms later.
+    const theirs = "ab".repeat(32);
+    const writer = spawn(process.execPath, [
+      "-e",
+      `require("node:fs").writeFileSync(${JSON.stringify(file)}, "");
+       setTimeout(() => require("node:fs").writeFileSync(${JSON.stringify(file)}, "${theirs}"), 300);
+       console.log("open");`,
+    ]);
+    await new Promise((resolve) => writer.stdout.once("data", resolve));
+    const h = electBroker({ home: t.dir, onElected: () => {}, onRequest: async () => "pong" });
+    handles.push(h);
+    await h.elected();
+    await new Promise((resolve) => writer.once("exit", resolve));
+    expect(readFileSync(file, "utf8")).toBe(theirs);
+    // The broker holds their token, not the empty file's "": their requests are answered.
+    expect(await askBroker(t.dir, { command: "ping" })).toBe("pong");
+    await h.close();
+    handles.length = 0;
+
+    // Empty for longer than a writer takes: left by a process killed mid-write. A new token replaces it.
+    writeFileSync(file, "");
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(file, past, past);
+    const next = electBroker({ home: t.dir, onElected: () => {}, onRequest: async () => "pong" });
+    handles.push(next);
+    await next.elected();
+    expect(readFileSync(file, "utf8")).toMatch(/^[0-9a-f]{64}$/);
+    expect(await askBroker(t.dir, { command: "ping" })).toBe("pong");
   });
 
   it("passes a caller's error kind back (NotFound stays NotFound), and others as plain errors", async () => {

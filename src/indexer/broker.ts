@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -59,18 +59,54 @@ export interface ElectionOptions {
   retryMs?: number;
 }
 
+/** 32 random bytes, hex: what broker.token holds. */
+const TOKEN_SHAPE = /^[0-9a-f]{64}$/;
+/** A token file that holds no token (one an older recall was killed writing) is replaced past this age. */
+const TORN_TOKEN_MS = 1_000;
+
+function readToken(file: string): string | null {
+  try {
+    const token = readFileSync(file, "utf8").trim();
+    return TOKEN_SHAPE.test(token) ? token : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The channel's shared secret, made on first use. It appears whole or not at all: written to a
+ * file of this process's own, then hard-linked into place, which fails when another process
+ * made it first (whose token is then read). Written in place, a process starting at the same
+ * moment could read the file empty and hold "" as its token, and every request between the two
+ * was refused as forbidden.
+ */
 function brokerToken(home: string): string {
+  makeRecallHome(home);
   const file = path.join(home, TOKEN_FILE);
-  if (!existsSync(file)) {
-    makeRecallHome(home);
+  for (;;) {
+    const token = readToken(file);
+    if (token !== null) {
+      chmodSync(file, 0o600);
+      return token;
+    }
+    const torn = statSync(file, { throwIfNoEntry: false });
+    if (torn) {
+      if (Date.now() - torn.mtimeMs <= TORN_TOKEN_MS) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        continue;
+      }
+      rmSync(file, { force: true });
+    }
+    const own = `${file}.${process.pid}.${randomBytes(6).toString("hex")}`;
+    writeFileSync(own, randomBytes(32).toString("hex"), { mode: 0o600, flag: "wx" });
     try {
-      writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600, flag: "wx" });
-    } catch {
-      // Another process created it first; read theirs.
+      linkSync(own, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    } finally {
+      rmSync(own, { force: true });
     }
   }
-  chmodSync(file, 0o600);
-  return readFileSync(file, "utf8").trim();
 }
 
 const TAKEOVER_FILE = "broker.takeover";
@@ -259,8 +295,8 @@ export function askBroker(
 ): Promise<unknown> {
   const { timeoutMs = 60_000, onProgress } = typeof options === "number" ? { timeoutMs: options } : options;
   const socketPath = socketPathFor(home);
-  if (!existsSync(socketPath) || !existsSync(path.join(home, TOKEN_FILE))) return Promise.resolve(null);
-  const token = readFileSync(path.join(home, TOKEN_FILE), "utf8").trim();
+  const token = existsSync(socketPath) ? readToken(path.join(home, TOKEN_FILE)) : null;
+  if (token === null) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let buffer = "";
