@@ -81,7 +81,6 @@ function readToken(file: string): string | null {
  * was refused as forbidden.
  */
 function brokerToken(home: string): string {
-  makeRecallHome(home);
   const file = path.join(home, TOKEN_FILE);
   for (;;) {
     const token = readToken(file);

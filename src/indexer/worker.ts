@@ -494,8 +494,9 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       result = await backfillOnce(onProgress, rebuilding, true);
     } catch (error) {
       if (!(error instanceof IndexingThreadError)) throw error;
-      // Its uncommitted group rolled back; what committed stays. Fresh sources resume from the
-      // committed checkpoints in this thread: slower, never a failed command.
+      // Its uncommitted group rolled back; what committed stays (though this run's counts then
+      // leave it out). Fresh sources resume from the committed checkpoints in this thread:
+      // slower, never a failed command.
       figures.errors += 1;
       log(`${error.message.split(";")[0]}; going on in one thread`);
       result = await backfillOnce(onProgress, rebuilding, false);
