@@ -8,3 +8,10 @@ export const systemClock: Clock = { now: () => Date.now() };
 export function fixedClock(at: number): Clock {
   return { now: () => at };
 }
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks this thread for `ms`: a synchronous retry's pause, with nothing else running meanwhile. */
+export function pauseSync(ms: number): void {
+  Atomics.wait(PAUSE, 0, 0, ms);
+}

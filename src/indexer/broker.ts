@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { ERROR_KINDS, isRecallError, RecallError } from "../core/errors.js";
 import { makeRecallHome } from "../store/private-files.js";
+import { pauseSync } from "../core/clock.js";
 
 /**
  * Broker election. Exactly one recall process writes the index: the one that holds an
@@ -91,7 +92,7 @@ function brokerToken(home: string): string {
     const torn = statSync(file, { throwIfNoEntry: false });
     if (torn) {
       if (Date.now() - torn.mtimeMs <= TORN_TOKEN_MS) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        pauseSync(20);
         continue;
       }
       rmSync(file, { force: true });

@@ -44,7 +44,7 @@ export const PIPELINE_QUEUE = { ticks: 4, bytes: 16 * 1024 * 1024 } as const;
 const START_TIMEOUT_MS = 30_000;
 
 export class IndexingThreadError extends Error {
-  constructor(kind: string) {
+  constructor(readonly kind: string) {
     super(`the indexing thread failed (${kind}); what it read was not written, run the command again`);
     this.name = "IndexingThreadError";
   }

@@ -498,7 +498,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       // leave it out). Fresh sources resume from the committed checkpoints in this thread:
       // slower, never a failed command.
       figures.errors += 1;
-      log(`${error.message.split(";")[0]}; going on in one thread`);
+      log(`the indexing thread failed (${error.kind}); going on in one thread`);
       result = await backfillOnce(onProgress, rebuilding, false);
     }
     figures.records += result.records;

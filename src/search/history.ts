@@ -10,6 +10,7 @@ import { compileHistoryQuery, type HistoryQuery } from "./history-query.js";
 import { orderPass } from "./history-rank.js";
 import { navigationLink, sourceLink } from "./links.js";
 import { boundSnippet, SNIPPET_MAX_CHARS } from "./snippet.js";
+import { hasTable } from "../store/statements.js";
 
 /** search_history reads at most 32 terms; later ones are ignored, not an error. */
 export const MAX_QUERY_TOKENS = 32;
@@ -78,10 +79,7 @@ const participantTables = new WeakMap<Db, boolean>();
 function hasParticipants(db: Db): boolean {
   let has = participantTables.get(db);
   if (has === undefined) {
-    has =
-      db
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_document_participants'")
-        .get() !== undefined;
+    has = hasTable(db, "recall_document_participants");
     participantTables.set(db, has);
   }
   return has;

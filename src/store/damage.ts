@@ -1,5 +1,6 @@
 import { RecallError } from "../core/errors.js";
 import type { Db } from "./open.js";
+import { hasTable } from "./statements.js";
 
 /**
  * A damaged index, said the same way wherever the damage is found: when the file is opened
@@ -47,7 +48,7 @@ export function checkIndex(db: Db, file: string): void {
   try {
     const result = db.pragma("quick_check", { simple: true });
     if (result !== "ok") throw damagedIndexError(file, "SQLITE_CORRUPT");
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_fts'").get() === undefined) return;
+    if (!hasTable(db, "recall_fts")) return;
     db.exec(
       "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_check_terms USING fts5vocab(main, recall_fts, 'row')",
     );

@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { Db } from "./open.js";
+import { hasTable } from "./statements.js";
 
 /**
  * Erasing what was deleted from a database recall owns, from its files and not only its tables
@@ -31,8 +32,7 @@ const TRUNCATE_ATTEMPTS = 50;
 const TRUNCATE_PAUSE_MS = 100;
 
 export function eraseDeleted(db: Db): EraseResult {
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_fts'").get() !== undefined)
-    db.prepare("INSERT INTO recall_fts (recall_fts) VALUES ('optimize')").run();
+  if (hasTable(db, "recall_fts")) db.prepare("INSERT INTO recall_fts (recall_fts) VALUES ('optimize')").run();
   return rewriteIntoFreshPages(db);
 }
 

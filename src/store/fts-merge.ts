@@ -1,6 +1,6 @@
 import { deleteMeta, getMeta } from "./meta.js";
 import type { Db } from "./open.js";
-import { pluckedStatement, statement } from "./statements.js";
+import { hasTable, pluckedStatement, statement } from "./statements.js";
 
 /**
  * FTS5 segment merging in bounded steps. By default FTS5 merges segments (automerge) inside the
@@ -197,7 +197,7 @@ const DEFAULT_CRISISMERGE = 16;
 const FIRST_LOAD_CRISISMERGE = 1999;
 
 function hasFts(db: Db): boolean {
-  return statement(db, "SELECT 1 FROM sqlite_master WHERE name = 'recall_fts_config'").get() !== undefined;
+  return hasTable(db, "recall_fts_config");
 }
 
 /**

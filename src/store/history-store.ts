@@ -12,6 +12,8 @@ import { openDatabase, type Db } from "./open.js";
 import { ensureReadIndexes } from "./read-indexes.js";
 import { HISTORY_MIGRATIONS } from "./schema/history.js";
 import { makePrivateDbFile, makeRecallHome } from "./private-files.js";
+import { getMeta } from "./meta.js";
+import { hasTable } from "./statements.js";
 
 export interface HistoryStore {
   db: Db;
@@ -52,13 +54,7 @@ export function registerFunctions(db: Db): void {
 }
 
 export function readMeta(db: Db, key: string): string | undefined {
-  const exists = db
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_meta'")
-    .get();
-  if (!exists) return undefined;
-  const row = db.prepare("SELECT value FROM recall_meta WHERE key = ?").get(key) as
-    { value: string } | undefined;
-  return row?.value;
+  return hasTable(db, "recall_meta") ? getMeta(db, key) : undefined;
 }
 
 /**

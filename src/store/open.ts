@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import path from "node:path";
 import { makeDirs } from "../platform/make-dirs.js";
+import { pauseSync } from "../core/clock.js";
 
 export type Db = Database.Database;
 
@@ -52,7 +53,7 @@ function enableWal(db: Db, timeoutMs: number): void {
       return;
     } catch (error) {
       if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      pauseSync(20);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { endianness } from "node:os";
 import type { Db } from "./open.js";
-import { pluckedStatement, statement } from "./statements.js";
+import { hasTable, pluckedStatement, statement } from "./statements.js";
 import { documentBody, RECORD_TEXT_COLUMN, RECORD_TEXT_JOIN, type StoredBody } from "./document-text.js";
 
 /** One term's persisted statistics (schema v12, recall_term_lists). */
@@ -24,12 +24,10 @@ export interface StoredTermStats {
 const present = new WeakMap<Db, boolean>();
 
 /** Whether the index has the table (a reader never migrates an older index). */
-function hasTable(db: Db): boolean {
+function hasListTable(db: Db): boolean {
   let has = present.get(db);
   if (has === undefined) {
-    has =
-      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_term_lists'").get() !==
-      undefined;
+    has = hasTable(db, "recall_term_lists");
     present.set(db, has);
   }
   return has;
@@ -97,7 +95,7 @@ function unpackImpacts(blob: Buffer): Float64Array {
 }
 
 export function readTermStats(db: Db, term: string): StoredTermStats | undefined {
-  if (!hasTable(db)) return undefined;
+  if (!hasListTable(db)) return undefined;
   const row = statement(
     db,
     `SELECT term, df, through, built_rows AS builtRows, idf, avgdl, complete, ids, impacts
@@ -140,7 +138,7 @@ export function writeTermStats(db: Db, s: StoredTermStats): void {
 
 /** Drops every stored term's statistics (they no longer describe the documents). */
 export function clearTermStats(db: Db): void {
-  if (hasTable(db)) statement(db, "DELETE FROM recall_term_lists").run();
+  if (hasListTable(db)) statement(db, "DELETE FROM recall_term_lists").run();
 }
 
 /** When a term's stored statistics were built: the index's rows then, and its highest rowid. */
@@ -151,7 +149,7 @@ export interface StoredTermMark {
 
 /** When each stored term was built. */
 export function storedTermRows(db: Db): Map<string, StoredTermMark> {
-  if (!hasTable(db)) return new Map();
+  if (!hasListTable(db)) return new Map();
   const rows = statement(
     db,
     "SELECT term, built_rows AS builtRows, through FROM recall_term_lists",
@@ -165,7 +163,7 @@ export function storedTermRows(db: Db): Map<string, StoredTermMark> {
 
 /** The `n` stored words (not stem prefixes) found in the most documents, most frequent first. */
 export function mostFrequentStoredWords(db: Db, n: number): string[] {
-  if (!hasTable(db)) return [];
+  if (!hasListTable(db)) return [];
   return pluckedStatement(
     db,
     "SELECT term FROM recall_term_lists WHERE substr(term, -1) <> '*' ORDER BY df DESC LIMIT ?",
@@ -186,8 +184,7 @@ export interface VocabularyStretch {
  * stretches). Nothing when the index has no FTS5 table.
  */
 export function vocabularyAfter(db: Db, after: string, limit: number): VocabularyStretch {
-  if (pluckedStatement(db, "SELECT 1 FROM sqlite_master WHERE name = 'recall_fts_data'").get() === undefined)
-    return { terms: [], last: null };
+  if (!hasTable(db, "recall_fts_data")) return { terms: [], last: null };
   db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_vocab USING fts5vocab(main, recall_fts, row)");
   const terms = statement(
     db,
