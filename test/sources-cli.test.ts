@@ -492,7 +492,7 @@ describe("recall index / forget / export", () => {
     // An index written before that check holds such a time: every command still prints.
     const db = new Database(path.join(env.RECALL_HOME, "history.db"));
     db.prepare("UPDATE recall_documents SET at = 1e20").run();
-    db.prepare("UPDATE recall_records SET at = 1e20").run();
+    db.prepare("UPDATE recall_record_rows SET at = 1e20").run();
     db.close();
     for (const args of [
       ["search", "flamingo"],

@@ -754,8 +754,8 @@ describe("incremental JSONL sources", () => {
     ];
     for (const [i, l] of legacy.entries()) {
       db.prepare(
-        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, own_hit_id, text)
-         VALUES (?, ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
+        `INSERT INTO recall_record_rows (conversation_ref, ordinal, record_key, at, role, kind, own_hit_id, text)
+         VALUES ((SELECT ref FROM recall_conversations WHERE id = ?), ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
       ).run(l.conversation, 100 + i, l.key, BASE_TIME, `legacy:${i}`, l.text);
       db.prepare(
         `INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, conversation, role, body,
@@ -777,8 +777,8 @@ describe("incremental JSONL sources", () => {
     // … and in a rebuild.
     for (const [i, l] of legacy.entries()) {
       db.prepare(
-        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, own_hit_id, text)
-         VALUES (?, ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
+        `INSERT INTO recall_record_rows (conversation_ref, ordinal, record_key, at, role, kind, own_hit_id, text)
+         VALUES ((SELECT ref FROM recall_conversations WHERE id = ?), ?, ?, ?, 'assistant', 'transcript', ?, ?)`,
       ).run(l.conversation, 200 + i, l.key, BASE_TIME, `legacy:${i}`, l.text);
     }
     resetDerived(db, ["claude-code", "codex"]);

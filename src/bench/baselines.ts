@@ -1,5 +1,4 @@
 import { spawnSync } from "node:child_process";
-import { RECORD_TEXT_JOIN } from "../store/document-text.js";
 import type { Db } from "../store/open.js";
 import { distribution, fig, median, round, timeSync, type Distribution, type Figure } from "./measure.js";
 
@@ -80,8 +79,9 @@ export function likeBaseline(
 }
 
 /** A document's text is its own body, or its record's read text when the body is '' (schema v10). */
-export const HISTORY_LIKE_SQL = `SELECT d.id FROM recall_documents d ${RECORD_TEXT_JOIN}
-  WHERE d.title LIKE ? ESCAPE '\\' OR d.body LIKE ? ESCAPE '\\' OR rt.text LIKE ? ESCAPE '\\'
+export const HISTORY_LIKE_SQL = `SELECT d.id FROM recall_documents d
+  WHERE d.title LIKE ? ESCAPE '\\' OR d.body LIKE ? ESCAPE '\\'
+    OR (d.body = '' AND (SELECT rt.text FROM recall_records rt WHERE rt.id = d.record) LIKE ? ESCAPE '\\')
   ORDER BY d.at DESC LIMIT 10`;
 export const CHATS_LIKE_SQL = `SELECT m.id FROM messages m JOIN chats c ON c.id = m.chat_id
   WHERE c.app_id = ? AND m.content LIKE ? ESCAPE '\\' ORDER BY m.created_at DESC LIMIT 10`;

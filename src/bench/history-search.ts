@@ -7,12 +7,7 @@ import { createSearchHistoryTool, type SearchHistoryOutput } from "../tools/sear
 import { planFigures, runClass, type PlanFigures } from "./fidelity.js";
 import { countTerms } from "../search/bm25.js";
 import { queryTokens } from "../search/query.js";
-import {
-  documentBody,
-  RECORD_TEXT_COLUMN,
-  RECORD_TEXT_JOIN,
-  type StoredBody,
-} from "../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../store/document-text.js";
 import { distribution, fig, round, timeAsync, type Distribution, type Figure } from "./measure.js";
 import type { BenchQuery, QueryClass } from "./queries.js";
 
@@ -91,7 +86,7 @@ export async function benchHistorySearch(
 function ownWordsShare(db: Db, list: readonly BenchQuery[], results: readonly SearchHistoryOutput[]): Figure {
   // A document's text is its own body, or its record's read text when the body is '' (schema v10).
   const body = db.prepare(
-    `SELECT d.body AS body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.id = ?`,
+    `SELECT d.body AS body, ${RECORD_TEXT_COLUMN} FROM recall_documents d WHERE d.id = ?`,
   );
   const shares: number[] = [];
   results.forEach((out, i) => {

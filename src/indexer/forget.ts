@@ -43,8 +43,9 @@ const CONVERSATIONS_OF_PROJECT = `SELECT c.id,
   WHERE c.project = @project
      OR c.id IN (SELECT conversation FROM recall_documents WHERE project = @project)`;
 /** A mixed conversation keeps its other projects' records: only this project's go. */
-const RECORDS_OF_PROJECT = `DELETE FROM recall_records WHERE conversation = @conversation
-  AND hit_id IN (SELECT hit_id FROM recall_documents WHERE conversation = @conversation AND project = @project)`;
+const RECORDS_OF_PROJECT = `DELETE FROM recall_record_rows WHERE id IN (SELECT id FROM recall_records
+  WHERE conversation = @conversation
+    AND hit_id IN (SELECT hit_id FROM recall_documents WHERE conversation = @conversation AND project = @project))`;
 const DOCUMENTS_OF_PROJECT = `DELETE FROM recall_documents WHERE conversation = @conversation AND project = @project`;
 /** What the conversation now says its project is: its newest remaining document's. */
 const REPROJECT = `UPDATE recall_conversations SET project = (SELECT project FROM recall_documents
@@ -56,7 +57,7 @@ const DOCUMENTS_OF_PARTICIPANTS = `SELECT DISTINCT d.id, d.hit_id AS hitId, d.co
   FROM recall_document_participants p JOIN recall_documents d ON d.id = p.document
   WHERE p.identity IN (SELECT value FROM json_each(@sessions))
     AND d.conversation NOT IN ${ALL_CONVERSATIONS}`;
-const DELETE_RECORD = `DELETE FROM recall_records WHERE id = ?`;
+const DELETE_RECORD = `DELETE FROM recall_record_rows WHERE id = ?`;
 /**
  * A file checkpoint keeps its parser's state (held lines, pending titles) and what it learned (the
  * title): text of the conversation, which must go with it. The cursor stays, so the file is not
@@ -126,7 +127,7 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
         )
         .run(range).changes;
       result.records = db
-        .prepare(`DELETE FROM recall_records WHERE at BETWEEN @since AND @until`)
+        .prepare(`DELETE FROM recall_record_rows WHERE at BETWEEN @since AND @until`)
         .run(range).changes;
       const where = "first_at IS NOT NULL AND first_at <= @until AND last_at >= @since";
       uncountRaw(db, where, range, result);
@@ -195,7 +196,10 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
       .prepare(`DELETE FROM recall_documents WHERE conversation IN ${ALL_CONVERSATIONS}`)
       .run(params).changes;
     result.records += db
-      .prepare(`DELETE FROM recall_records WHERE conversation IN ${ALL_CONVERSATIONS}`)
+      .prepare(
+        `DELETE FROM recall_record_rows WHERE conversation_ref IN
+           (SELECT ref FROM recall_conversations WHERE id IN ${ALL_CONVERSATIONS})`,
+      )
       .run(params).changes;
     const where = `conversation IN ${ALL_CONVERSATIONS}`;
     uncountRaw(db, where, params, result);

@@ -3,6 +3,7 @@ import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
 import { documentOwnHitId, recordOwnHitId } from "../store/hit-ids.js";
 import { getMeta } from "../store/meta.js";
+import { CONVERSATION_REF, conversationRefOf } from "../store/record-rows.js";
 import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 import type { ConversationRef, SourceBatch, TitleClaim } from "../sources/types.js";
@@ -15,13 +16,7 @@ import {
   replaceFts,
   type FtsRow,
 } from "./fts-queue.js";
-import {
-  documentBody,
-  RECORD_TEXT_COLUMN,
-  RECORD_TEXT_JOIN,
-  storedBody,
-  type StoredBody,
-} from "../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, storedBody, type StoredBody } from "../store/document-text.js";
 import { loadTombstones, type Tombstones } from "./tombstones.js";
 import { pruneRaw } from "./retention.js";
 import { prepareBatch, type PreparedBatch, type PreparedChunk, type PreparedRecord } from "./prepare.js";
@@ -59,6 +54,9 @@ export interface IngestResult {
 }
 
 const READ_ORDINAL = `SELECT next_ordinal AS n FROM recall_conversations WHERE id = ?`;
+/** Records name their conversation's row (store/record-rows.ts): it is there before the first one. */
+const ENSURE_CONVERSATION = `INSERT INTO recall_conversations (id, source, agent, kind) VALUES (?, ?, ?, ?)
+  ON CONFLICT (id) DO NOTHING`;
 const UPSERT_CONVERSATION = `
   INSERT INTO recall_conversations (id, source, agent, kind, project, session, parent, title, started_at, updated_at,
     next_ordinal, model, branch)
@@ -79,22 +77,23 @@ const UPSERT_CONVERSATION = `
 // INSERT … ON CONFLICT DO UPDATE costs twice a plain insert in SQLite (it needs a statement
 // journal), and first backfills insert almost only new rows.
 // Positional parameters: named binding costs about 1.4 µs more per statement of 12 values.
-const FIND_RECORD = `SELECT id FROM recall_records WHERE conversation = ? AND record_key = ?`;
+const FIND_RECORD = `SELECT id FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF} AND record_key = ?`;
 /**
  * Only for records of a rewritten file's later version (SourceRecord.epoch): the records of a key
  * in every version, its own and those marked `<key>~<epoch>` ('~' sorts below char(127)).
  */
-const RECORD_VERSIONS = `SELECT record_key AS key, epoch, text FROM recall_records WHERE conversation = @conversation
+const RECORD_VERSIONS = `SELECT record_key AS key, epoch, text FROM recall_record_rows
+  WHERE conversation_ref = ${conversationRefOf("conversation")}
   AND (record_key = @key OR (record_key > @key || '~' AND record_key < @key || '~' || char(127)))`;
-const MARK_EPOCH = `UPDATE recall_records SET epoch = ? WHERE id = ? AND epoch IS NOT ?`;
+const MARK_EPOCH = `UPDATE recall_record_rows SET epoch = ? WHERE id = ? AND epoch IS NOT ?`;
 const INSERT_RECORD = `
-  INSERT INTO recall_records (at, role, kind, own_hit_id, text, truncated, cursor, model, branch, conversation, ordinal,
-    record_key)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  INSERT INTO recall_record_rows (at, role, kind, own_hit_id, text, truncated, cursor, model, branch,
+    conversation_ref, ordinal, record_key)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${CONVERSATION_REF}, ?, ?)`;
 // Updates only what changed: a rebuild re-reads mostly unchanged rows, and SQLite rewrites (and
 // logs) every row an UPDATE matches, changed or not.
 const UPDATE_RECORD = `
-  UPDATE recall_records SET at = ?, role = ?, kind = ?, own_hit_id = ?, text = ?, truncated = ?, cursor = ?, model = ?,
+  UPDATE recall_record_rows SET at = ?, role = ?, kind = ?, own_hit_id = ?, text = ?, truncated = ?, cursor = ?, model = ?,
     branch = ?
   WHERE id = ? AND (at IS NOT ? OR role IS NOT ? OR kind IS NOT ? OR own_hit_id IS NOT ? OR text IS NOT ? OR
     truncated IS NOT ? OR cursor IS NOT ? OR model IS NOT ? OR branch IS NOT ?)`;
@@ -123,7 +122,7 @@ const UPDATE_DOCUMENT = `
  * statistics have seen (see renewText). The old text is read before the record's is rewritten:
  * a body '' stands for the record's read text (store/document-text.ts).
  */
-const DOCUMENT_TEXT = `SELECT d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN}
+const DOCUMENT_TEXT = `SELECT d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d
   WHERE d.id = ?`;
 const UPDATE_DOCUMENT_TEXT = `UPDATE recall_documents SET title = @title, body = @body WHERE id = @id`;
 /** Rowids are never reused (AUTOINCREMENT); an UPDATE does not advance the sequence itself. */
@@ -134,19 +133,19 @@ const RENEW_DOCUMENT = `
 const ADVANCE_SEQUENCE = `UPDATE sqlite_sequence SET seq = ? WHERE name = 'recall_documents'`;
 const PARTICIPANTS_OF = `SELECT identity FROM recall_document_participants WHERE document = ?`;
 const RETITLED_DOCUMENTS = `
-  SELECT d.id, d.source, d.source_key AS key, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN}
+  SELECT d.id, d.source, d.source_key AS key, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d
   WHERE d.conversation = ? AND d.title IS NOT ?`;
 const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
 const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
-const DELETE_RECORD = `DELETE FROM recall_records WHERE conversation = ? AND record_key = ?`;
-const DELETE_RECORD_ID = `DELETE FROM recall_records WHERE id = ?`;
+const DELETE_RECORD = `DELETE FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF} AND record_key = ?`;
+const DELETE_RECORD_ID = `DELETE FROM recall_record_rows WHERE id = ?`;
 const DELETE_SOURCE_DOCUMENT = `DELETE FROM recall_documents WHERE source = ? AND source_key = ? AND conversation = ?`;
-const HAS_RECORDS = `SELECT 1 FROM recall_records WHERE conversation = ? LIMIT 1`;
+const HAS_RECORDS = `SELECT 1 FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF} LIMIT 1`;
 const DELETE_CONVERSATION = `DELETE FROM recall_conversations WHERE id = ? AND source = ?`;
 const CONVERSATION_META = `SELECT title, project FROM recall_conversations WHERE id = ?`;
 const REPROJECT_DOCUMENTS = `UPDATE recall_documents SET project = ? WHERE conversation = ? AND project IS NOT ?`;
-const RESET_RECORDS = `DELETE FROM recall_records WHERE conversation = ?`;
+const RESET_RECORDS = `DELETE FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF}`;
 /**
  * A replaced file's conversation starts over from its new content: what the old content taught
  * (title, model, branch, its times and ordinals) goes; identity and links stay, and aliases (a
@@ -615,6 +614,7 @@ function writeRecord(
   const model = record.model ?? null;
   const branch = record.branch ?? null;
   if (write.next === null) {
+    statement(db, ENSURE_CONVERSATION).run(conv.id, conv.source, conv.agent, conv.kind);
     const next = statement(db, READ_ORDINAL).get(conv.id) as { n: number } | undefined;
     write.next = next?.n ?? 0;
     // A conversation without records yet needs no lookups, only a guard against repeats.

@@ -58,7 +58,10 @@ function dump(db: Db) {
     records:
       all(`SELECT conversation, record_key, ordinal, at, role, kind, hit_id, text, truncated, cursor, model,
         branch, epoch FROM recall_records ORDER BY conversation, record_key`),
-    conversations: all("SELECT * FROM recall_conversations ORDER BY id"),
+    // A conversation's ref is the order it was first written in, as records' ids are: not compared.
+    conversations: (all("SELECT * FROM recall_conversations ORDER BY id") as { ref?: number }[]).map(
+      ({ ref: _ref, ...c }) => c,
+    ),
     // A source's state JSON, compared as data: the order of its keys follows the order of its polls.
     checkpoints: (
       all(

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { tempHistoryStores } from "../../test/helpers/temp-store.js";
 import { compileRedaction, PROJECTION_VERSION, searchTextFromRead } from "../projection/index.js";
 import { RedactionConfig } from "../projection/redact/config.js";
-import { documentBody, RECORD_TEXT_COLUMN, RECORD_TEXT_JOIN } from "../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN } from "../store/document-text.js";
 import { redactKeptText } from "./redact-kept.js";
 
 const CONVERSATION = "claude:3a1e0c55-5a5e-4c1d-9e0f-0d1e2f3a4b5c";
@@ -28,8 +28,8 @@ describe("the kept-text redaction sweep", () => {
     ).run(CONVERSATION);
     const record = db
       .prepare(
-        `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, text)
-         VALUES (?, 0, 'u1', 1000, 'assistant', 'transcript', ?)`,
+        `INSERT INTO recall_record_rows (conversation_ref, ordinal, record_key, at, role, kind, text)
+         VALUES ((SELECT ref FROM recall_conversations WHERE id = ?), 0, 'u1', 1000, 'assistant', 'transcript', ?)`,
       )
       .run(CONVERSATION, read).lastInsertRowid;
     // As the writer stores it: body '' stands for the record's read text, the FTS row written apart.
@@ -47,9 +47,7 @@ describe("the kept-text redaction sweep", () => {
     const recordText = db.prepare("SELECT text FROM recall_records WHERE id = ?").pluck().get(record);
     expect(recordText).toBe("[result: Bash [redacted:spanning] deploy heron");
     const row = db
-      .prepare(
-        `SELECT d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.id = ?`,
-      )
+      .prepare(`SELECT d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d WHERE d.id = ?`)
       .get(document) as { body: string; recordText: string | null };
     expect(documentBody(row)).toBe(searched);
     const found = db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH 'heron'").pluck().all();

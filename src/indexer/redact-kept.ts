@@ -1,12 +1,7 @@
 import { searchTextFromRead, type Redaction } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { statement } from "../store/statements.js";
-import {
-  documentBody,
-  RECORD_TEXT_COLUMN,
-  RECORD_TEXT_JOIN,
-  type StoredBody,
-} from "../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../store/document-text.js";
 import { flushFts, replaceFts } from "./fts-queue.js";
 
 /** Rows read per transaction by the sweep (each table in turn), between yields. */
@@ -25,7 +20,7 @@ const TABLES: readonly SweptTable[] = [
   {
     // A body '' stands for its record's read text (store/document-text.ts): the searched text is
     // redacted as the FTS row holds it, and stored apart from then on.
-    select: `SELECT d.id, d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN}
+    select: `SELECT d.id, d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d
       WHERE d.id > ? ORDER BY d.id LIMIT ?`,
     texts: (row) => [row.title as string, documentBody(row as unknown as StoredBody)],
     rewrite(db, row, [title, body]) {
@@ -44,7 +39,7 @@ const TABLES: readonly SweptTable[] = [
         db,
         "UPDATE recall_documents SET body = ? WHERE conversation = ? AND source_key = ? AND record = ? AND body = ''",
       ).run(searchTextFromRead(row.text as string), row.conversation, row.key, row.id);
-      statement(db, "UPDATE recall_records SET text = ? WHERE id = ?").run(text, row.id);
+      statement(db, "UPDATE recall_record_rows SET text = ? WHERE id = ?").run(text, row.id);
     },
   },
   {

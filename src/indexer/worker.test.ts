@@ -216,8 +216,9 @@ describe("index worker", () => {
     expect(rebuilds()).toEqual([]);
     // What a reader before version 1 left: the response's second line as a record of its own.
     db.prepare(
-      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, text)
-       VALUES (?, 999, 'r1', ?, 'assistant', 'transcript', 'heron part one')`,
+      `INSERT INTO recall_record_rows (conversation_ref, ordinal, record_key, at, role, kind, text)
+       VALUES ((SELECT ref FROM recall_conversations WHERE id = ?), 999, 'r1', ?, 'assistant', 'transcript',
+         'heron part one')`,
     ).run(`claude:${SESSION}`, BASE_TIME + 101);
     db.prepare("DELETE FROM recall_meta WHERE key = 'readers_version'").run();
     const split = () =>
@@ -359,7 +360,7 @@ describe("index worker", () => {
     // Counts the rows each table's UPDATEs touch (an update of a document's text also re-indexes its FTS row).
     db.exec(`
       CREATE TEMP TABLE updated (tbl TEXT);
-      CREATE TEMP TRIGGER records_updated AFTER UPDATE ON recall_records BEGIN INSERT INTO updated VALUES ('records'); END;
+      CREATE TEMP TRIGGER records_updated AFTER UPDATE ON recall_record_rows BEGIN INSERT INTO updated VALUES ('records'); END;
       CREATE TEMP TRIGGER documents_updated AFTER UPDATE ON recall_documents BEGIN INSERT INTO updated VALUES ('documents'); END;
     `);
     await worker.reindex();

@@ -4,12 +4,7 @@ import { SEARCH_PROJECTION_MAX_BYTES } from "../projection/bounds.js";
 import type { Db } from "../store/open.js";
 import { documentIdOfHit } from "../store/hit-ids.js";
 import { statement } from "../store/statements.js";
-import {
-  documentBody,
-  RECORD_TEXT_COLUMN,
-  RECORD_TEXT_JOIN,
-  type StoredBody,
-} from "../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../store/document-text.js";
 import { navigationLink } from "./links.js";
 
 /** One indexed document as the history spec's source link returns it (`/api/history/<id>`). */
@@ -51,7 +46,7 @@ export function historyDocument(db: Db, hitId: string): HistoryDocument | undefi
     db,
     `SELECT d.hit_id AS id, d.kind, d.agent, d.at, substr(d.body, 1, ${SEARCH_PROJECTION_MAX_BYTES}) AS body,
        ${RECORD_TEXT_COLUMN}, d.message, d.job, d.run, d.session, d.cursor, d.conversation
-     FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.id = ?`,
+     FROM recall_documents d WHERE d.id = ?`,
   ).get(id) as (DocumentRow & StoredBody) | undefined;
   if (!row) return undefined;
   const { conversation, recordText, ...doc } = row;

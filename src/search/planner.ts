@@ -7,12 +7,7 @@ import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
 import { ftsTerm } from "./stem.js";
 import { markedCounts, type MarkedRow } from "./term-marks.js";
-import {
-  documentBody,
-  RECORD_TEXT_COLUMN,
-  RECORD_TEXT_JOIN,
-  type StoredBody,
-} from "../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../store/document-text.js";
 import {
   documentFrequency,
   dropImpactList,
@@ -214,7 +209,6 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
     // CROSS JOIN keeps SQLite from scanning a filter's index instead of looking the ids up.
     `SELECT d.id, d.at, d.title, d.body, ${RECORD_TEXT_COLUMN}, z.sz
      FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value CROSS JOIN recall_fts_docsize z ON z.id = d.id
-     ${RECORD_TEXT_JOIN}
      WHERE 1${sql}`,
   ).all(JSON.stringify(ids), ...params) as DocRow[];
   const freqs = new Map<number, number[]>();

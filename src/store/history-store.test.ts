@@ -295,18 +295,31 @@ describe("history store", () => {
     expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(
       (before as object[]).map((r) => withOwnHit({ ...r, epoch: 0 })),
     );
+    // Schema 14 keeps the rows under an integer conversation ref, both keys as named unique indexes.
     const indexes = db
-      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_records'")
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_record_rows'")
       .all() as { name: string; sql: string | null }[];
     expect(indexes.find((i) => i.name === "recall_records_ordinal")?.sql).toBe(
-      "CREATE UNIQUE INDEX recall_records_ordinal ON recall_records (conversation, ordinal)",
+      "CREATE UNIQUE INDEX recall_records_ordinal ON recall_record_rows (conversation_ref, ordinal)",
     );
-    // The record key stays the table's own constraint; the time index came back verbatim.
-    expect(indexes.filter((i) => i.name.startsWith("sqlite_autoindex"))).toHaveLength(1);
-    expect(indexes.map((i) => i.name)).toContain("recall_records_time");
-    expect(() => db.prepare(record.source).run("claude:s1", 1, "k9", 1, "same ordinal")).toThrow(/UNIQUE/);
-    expect(() => db.prepare(record.source).run("claude:s1", 9, "k1", 1, "same key")).toThrow(/UNIQUE/);
-    db.prepare(record.source).run("claude:s1", 5, "k5", 105, "a new turn");
+    expect(indexes.map((i) => i.name).sort()).toEqual([
+      "recall_records_key",
+      "recall_records_ordinal",
+      "recall_records_time",
+    ]);
+    const insert = db.prepare(
+      `INSERT INTO recall_record_rows (conversation_ref, ordinal, record_key, at, role, kind, text)
+       VALUES ((SELECT ref FROM recall_conversations WHERE id = ?), ?, ?, ?, 'user', 'transcript', ?)`,
+    );
+    expect(() => insert.run("claude:s1", 1, "k9", 1, "same ordinal")).toThrow(/UNIQUE/);
+    expect(() => insert.run("claude:s1", 9, "k1", 1, "same key")).toThrow(/UNIQUE/);
+    insert.run("claude:s1", 5, "k5", 105, "a new turn");
+    expect(db.prepare("SELECT conversation, text FROM recall_records WHERE record_key = 'k5'").get()).toEqual(
+      {
+        conversation: "claude:s1",
+        text: "a new turn",
+      },
+    );
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     store.close();
   });
@@ -446,7 +459,7 @@ describe("history store", () => {
     expect(statSync(`${file}-wal`).size).toBe(0);
     expect(documentIdOfHit(store.db, "transcript:claude:s1:key-2999")).toBeGreaterThan(0);
     // Free pages a later delete leaves are for later writes: an open without a migration keeps them.
-    store.db.prepare("DELETE FROM recall_records").run();
+    store.db.prepare("DELETE FROM recall_record_rows").run();
     const left = pages(store.db);
     store.close();
     expect(left.free).toBeGreaterThan(left.all / 10);

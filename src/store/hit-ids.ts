@@ -28,11 +28,14 @@ function derivedHitId(kind: string, conversation: string | null, key: string): s
   return `transcript:${conversation}:${key.startsWith(head) ? key.slice(head.length) : key}`;
 }
 
-/** The same in SQL, over the row's `kind`, `conversation` and key column. */
-export const derivedHitSql = (k: string): string => {
-  const session = "substr(conversation, instr(conversation, ':') + 1)";
+/**
+ * The same in SQL, over the row's key column `k` and its `kind` and `conversation` (columns, or
+ * other expressions giving them: the records view's, which joins the conversation's id in).
+ */
+export const derivedHitSql = (k: string, conversation = "conversation", kind = "kind"): string => {
+  const session = `substr(${conversation}, instr(${conversation}, ':') + 1)`;
   const key = `(CASE WHEN substr(${k}, 1, length(${session}) + 1) = ${session} || ':' THEN substr(${k}, length(${session}) + 2) ELSE ${k} END)`;
-  return `(CASE WHEN kind = 'transcript' THEN 'transcript:' || conversation || ':' || ${key} ELSE conversation || ':' || ${k} END)`;
+  return `(CASE WHEN ${kind} = 'transcript' THEN 'transcript:' || ${conversation} || ':' || ${key} ELSE ${conversation} || ':' || ${k} END)`;
 };
 
 /** The generated `hit_id` column of recall_documents (key: source_key) and of recall_records (key: record_key). */

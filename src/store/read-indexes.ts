@@ -16,7 +16,7 @@ export const CONVERSATION_INDEX = "recall_documents_conversation";
  * 35 s store-only replay at 1M), so a foreground backfill drops those of empty tables (all of
  * them on a first backfill; the documents' after a reindex reset, when retained records and raw
  * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
- * Definitions are history-v1's, v5's, v6's and v13's, verbatim. Stored hit ids stay unique without
+ * Definitions are history-v1's, v5's, v6's, v13's and v14's, verbatim. Stored hit ids stay unique without
  * their index meanwhile: a source derives each from the (source, key) that the documents' key keeps
  * single (ensureReadIndexes still copes with a duplicate).
  */
@@ -41,11 +41,11 @@ const READ_INDEXES: readonly { name: string; table: string; columns: string; uni
   // it needs no stand-in while deferred: each ordinal comes from recall_conversations.
   {
     name: "recall_records_ordinal",
-    table: "recall_records",
-    columns: "(conversation, ordinal)",
+    table: "recall_record_rows",
+    columns: "(conversation_ref, ordinal)",
     unique: true,
   },
-  { name: "recall_records_time", table: "recall_records", columns: "(conversation, at, ordinal)" },
+  { name: "recall_records_time", table: "recall_record_rows", columns: "(conversation_ref, at, ordinal)" },
   { name: "recall_raw_chunks_source", table: "recall_raw_chunks", columns: "(source, id)" },
   { name: "recall_raw_chunks_conversation", table: "recall_raw_chunks", columns: "(conversation)" },
   { name: "recall_raw_chunks_time", table: "recall_raw_chunks", columns: "(first_at)" },

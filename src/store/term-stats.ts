@@ -1,7 +1,7 @@
 import { endianness } from "node:os";
 import type { Db } from "./open.js";
 import { hasTable, pluckedStatement, statement } from "./statements.js";
-import { documentBody, RECORD_TEXT_COLUMN, RECORD_TEXT_JOIN, type StoredBody } from "./document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "./document-text.js";
 
 /** One term's persisted statistics (schema v12, recall_term_lists). */
 export interface StoredTermStats {
@@ -202,7 +202,7 @@ export function sampleBodies(db: Db, n: number): string[] {
   if (range.lo === null || range.hi === null) return [];
   const at = statement(
     db,
-    `SELECT d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE d.id >= ? ORDER BY d.id LIMIT 1`,
+    `SELECT d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d WHERE d.id >= ? ORDER BY d.id LIMIT 1`,
   );
   const out: string[] = [];
   const span = range.hi - range.lo + 1;

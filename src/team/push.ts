@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
-import { documentBody } from "../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN } from "../store/document-text.js";
 import {
   forgetDocuments,
   upsertDocuments,
@@ -71,9 +71,8 @@ const WINDOW_END = `SELECT max(id) AS last FROM (SELECT id FROM recall_documents
 /** A window's pushable rows: projects the member may push, minus local-only ones, no tool output. */
 const WINDOW_ROWS = `
 SELECT d.id, d.hit_id AS hitId, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message,
-       d.conversation, d.cursor, d.role, d.title, d.body, rt.text AS recordText, c.title AS conversationTitle
+       d.conversation, d.cursor, d.role, d.title, d.body, ${RECORD_TEXT_COLUMN}, c.title AS conversationTitle
 FROM recall_documents d
-LEFT JOIN recall_records rt ON d.body = '' AND rt.id = d.record
 LEFT JOIN recall_conversations c ON c.id = d.conversation
 WHERE d.id > ? AND d.id <= ? AND d.role <> 'tool'
   AND d.project IN (SELECT value FROM json_each(?))

@@ -82,7 +82,9 @@ describe("conversation pages", () => {
     await session(40);
     const db = h!.store.db;
     const hit = `transcript:claude:${SESSION}:r25`;
-    db.prepare("UPDATE recall_records SET own_hit_id = '' WHERE hit_id = ?").run(hit);
+    db.prepare(
+      "UPDATE recall_record_rows SET own_hit_id = '' WHERE id = (SELECT id FROM recall_records WHERE hit_id = ?)",
+    ).run(hit);
     const window = readWindowAround(db, { id: ID, around: hit, limit: 10 });
     // Five older records, then the newer page from the hit's time (its record carries no hit id).
     expect(window.records.map(keyOf).slice(0, 5)).toEqual(["r20", "r21", "r22", "r23", "r24"]);
@@ -183,7 +185,7 @@ describe("conversation pages", () => {
     // Context records are never indexed, so no search returns one; were one to carry a hit id,
     // `around` it is NotFound unless include_context is true.
     const planted = `transcript:claude:${SESSION}:c-hook`;
-    db.prepare("UPDATE recall_records SET own_hit_id = ? WHERE record_key = 'c-hook'").run(planted);
+    db.prepare("UPDATE recall_record_rows SET own_hit_id = ? WHERE record_key = 'c-hook'").run(planted);
     expect(() => readWindowAround(db, { id: ID, around: planted, limit: 5 })).toThrow(
       expect.objectContaining({ kind: "NotFound" }),
     );

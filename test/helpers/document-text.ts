@@ -1,11 +1,6 @@
 import type Database from "better-sqlite3";
 import { searchTextFromRead } from "../../src/projection/index.js";
-import {
-  documentBody,
-  RECORD_TEXT_COLUMN,
-  RECORD_TEXT_JOIN,
-  type StoredBody,
-} from "../../src/store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../../src/store/document-text.js";
 
 type Db = Database.Database;
 
@@ -22,9 +17,7 @@ export function rewriteDocumentText(
   options: { renumber?: boolean } = {},
 ): number[] {
   const rows = db
-    .prepare(
-      `SELECT d.id, d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} WHERE ${where}`,
-    )
+    .prepare(`SELECT d.id, d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d WHERE ${where}`)
     .all() as ({ id: number; title: string } & StoredBody)[];
   const moved: number[] = [];
   for (const row of rows) {
@@ -56,9 +49,7 @@ export function documentRows<T extends object>(
   ...params: unknown[]
 ): (T & { body: string })[] {
   const rows = db
-    .prepare(
-      `SELECT ${columns}, d.body AS body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${RECORD_TEXT_JOIN} ${rest}`,
-    )
+    .prepare(`SELECT ${columns}, d.body AS body, ${RECORD_TEXT_COLUMN} FROM recall_documents d ${rest}`)
     .all(...params) as (T & StoredBody)[];
   return rows.map(({ recordText, ...row }) => ({
     ...row,
@@ -78,6 +69,7 @@ export function useDocumentText(db: Db): void {
   );
   db.exec(`CREATE TEMP VIEW IF NOT EXISTS recall_document_text AS
     SELECT d.id, d.hit_id, d.kind, d.role, d.at, d.conversation, d.source_key, d.is_compaction_summary, d.title,
-      CASE WHEN d.body = '' THEN recall_search_text(rt.text) ELSE d.body END AS body
-    FROM recall_documents d ${RECORD_TEXT_JOIN}`);
+      CASE WHEN d.body = '' THEN recall_search_text((SELECT rt.text FROM recall_records rt WHERE rt.id = d.record))
+        ELSE d.body END AS body
+    FROM recall_documents d`);
 }

@@ -1,11 +1,6 @@
 import type { Db } from "../../store/open.js";
 import { statement } from "../../store/statements.js";
-import {
-  documentBody,
-  RECORD_TEXT_COLUMN,
-  RECORD_TEXT_JOIN,
-  type StoredBody,
-} from "../../store/document-text.js";
+import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../../store/document-text.js";
 import { filterSql } from "../filters.js";
 import { rankDocuments } from "../planner.js";
 import { HISTORY_WEIGHTS } from "../weights.js";
@@ -32,7 +27,7 @@ export function searchFts5(db: Db, request: EngineSearch): RankedDocument[] {
   if (ranked.rows.length === 0) return [];
   const docs = statement(
     db,
-    `SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value ${RECORD_TEXT_JOIN}`,
+    `SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
   ).all(JSON.stringify(ranked.rows.map((r) => r.id))) as (Omit<RankedDocument, "score"> & StoredBody)[];
   const byId = new Map(
     docs.map(({ recordText, ...d }) => [d.id, { ...d, body: documentBody({ body: d.body, recordText }) }]),

@@ -12,6 +12,7 @@ import { historyV10 } from "./history-v10.js";
 import { historyV11 } from "./history-v11.js";
 import { historyV12 } from "./history-v12.js";
 import { historyV13 } from "./history-v13.js";
+import { historyV14 } from "./history-v14.js";
 
 export type { HistorySchemaContext };
 
@@ -30,4 +31,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV11,
   historyV12,
   historyV13,
+  historyV14,
 ];
