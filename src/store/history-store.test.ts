@@ -432,6 +432,61 @@ describe("history store", () => {
     store.close();
   });
 
+  it("v14 keys records by an integer conversation ref that is never reused; the view reads them as before", async () => {
+    const { dir, old } = await indexAtVersion(13, "fts5");
+    old
+      .prepare(
+        "INSERT INTO recall_conversations (id, source, agent, kind) VALUES (?, 'claude-code', 'claude', 'transcript')",
+      )
+      .run("claude:s1");
+    const record = old.prepare(
+      `INSERT INTO recall_records (conversation, ordinal, record_key, at, role, kind, text)
+       VALUES (?, ?, ?, ?, 'user', 'transcript', ?)`,
+    );
+    for (let i = 0; i < 3; i++) record.run("claude:s1", i, `k${i}`, 100 + i, `turn ${i}`);
+    const before = old.prepare("SELECT * FROM recall_records ORDER BY id").all();
+    old.close();
+
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    const db = store.db;
+    expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(before);
+    expect(db.prepare("SELECT type FROM sqlite_master WHERE name = 'recall_records'").pluck().get()).toBe(
+      "view",
+    );
+    const ref = (id: string) =>
+      db.prepare("SELECT ref FROM recall_conversations WHERE id = ?").pluck().get(id) as number | undefined;
+    const first = ref("claude:s1")!;
+    // A conversation gone with its rows left behind (no writer does so): a later one never takes its ref.
+    db.prepare("DELETE FROM recall_conversations WHERE id = 'claude:s1'").run();
+    db.prepare(
+      "INSERT INTO recall_conversations (id, source, agent, kind) VALUES ('claude:s2', 'x', 'claude', 'transcript')",
+    ).run();
+    expect(ref("claude:s2")).toBeGreaterThan(first);
+    expect(db.prepare("SELECT count(*) FROM recall_records").pluck().get()).toBe(0);
+    expect(db.prepare("SELECT count(*) FROM recall_record_rows").pluck().get()).toBe(3);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    store.close();
+  });
+
+  it("v15 keeps term lists, now in a rowid table", async () => {
+    const { dir, old } = await indexAtVersion(14, "fts5");
+    const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
+    const u32 = (values: number[]) => Buffer.from(new Uint32Array(values).buffer);
+    old
+      .prepare(
+        `INSERT INTO recall_term_lists (term, df, through, built_rows, idf, avgdl, complete, ids, impacts)
+         VALUES ('session', 2, 9, 9, 1.5, 2.5, 1, ?, ?)`,
+      )
+      .run(u32([3, 7]), f32([1.5, 0.5]));
+    const before = old.prepare("SELECT * FROM recall_term_lists").all();
+    old.close();
+    const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+    expect(store.migration).toMatchObject({ from: 14, to: LATEST });
+    expect(store.db.prepare("SELECT * FROM recall_term_lists").all()).toEqual(before);
+    expect(store.db.prepare("SELECT rowid FROM recall_term_lists").pluck().all()).toEqual([1]);
+    store.close();
+  });
+
   it("gives back the pages a rebuilding migration freed, and a new index's open leaves its file as it is", async () => {
     const { dir, old } = await indexAtVersion(12, "fts5");
     const { record, doc } = v12Writers(old);

@@ -13,6 +13,7 @@ import { historyV11 } from "./history-v11.js";
 import { historyV12 } from "./history-v12.js";
 import { historyV13 } from "./history-v13.js";
 import { historyV14 } from "./history-v14.js";
+import { historyV15 } from "./history-v15.js";
 
 export type { HistorySchemaContext };
 
@@ -32,4 +33,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV12,
   historyV13,
   historyV14,
+  historyV15,
 ];
