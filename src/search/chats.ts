@@ -1,7 +1,7 @@
 import { CJK_SEPARATOR } from "../projection/cjk.js";
 import type { Db } from "../store/open.js";
 import { pluckedStatement, statement } from "../store/statements.js";
-import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../store/document-text.js";
+import { documentBody, recordTextColumn, type StoredBody } from "../store/document-text.js";
 import { containsPhrase, foldedTokens } from "./bm25.js";
 import { rankDocuments, type RankResult } from "./planner.js";
 import { CHAT_WEIGHTS } from "./weights.js";
@@ -126,7 +126,7 @@ export function phraseMatches(
   if (tokens.every((t) => /^[a-z0-9]+$/.test(t))) {
     const rows = statement(
       db,
-      `SELECT d.id, d.title, d.body, ${RECORD_TEXT_COLUMN}
+      `SELECT d.id, d.title, d.body, ${recordTextColumn(db)}
        FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
     ).all(JSON.stringify(ask)) as ({ id: number; title: string } & StoredBody)[];
     const unknown: number[] = [];
@@ -169,7 +169,7 @@ export function chatExcerpts(
   const terms = chatExcerptTerms(tokens);
   const read = statement(
     db,
-    `SELECT d.id, d.body, ${RECORD_TEXT_COLUMN} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
+    `SELECT d.id, d.body, ${recordTextColumn(db)} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
   );
   return (messageIds) => {
     const ids = messageIds.map((m) => docOf.get(m)).filter((d) => d !== undefined);

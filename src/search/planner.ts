@@ -7,7 +7,7 @@ import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
 import { ftsTerm } from "./stem.js";
 import { markedCounts, type MarkedRow } from "./term-marks.js";
-import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../store/document-text.js";
+import { documentBody, recordTextColumn, type StoredBody } from "../store/document-text.js";
 import {
   documentFrequency,
   dropImpactList,
@@ -207,7 +207,7 @@ function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number
   const docs = statement(
     db,
     // CROSS JOIN keeps SQLite from scanning a filter's index instead of looking the ids up.
-    `SELECT d.id, d.at, d.title, d.body, ${RECORD_TEXT_COLUMN}, z.sz
+    `SELECT d.id, d.at, d.title, d.body, ${recordTextColumn(db)}, z.sz
      FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value CROSS JOIN recall_fts_docsize z ON z.id = d.id
      WHERE 1${sql}`,
   ).all(JSON.stringify(ids), ...params) as DocRow[];

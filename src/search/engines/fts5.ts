@@ -1,13 +1,15 @@
 import type { Db } from "../../store/open.js";
 import { statement } from "../../store/statements.js";
-import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "../../store/document-text.js";
+import { documentBody, recordTextColumn, type StoredBody } from "../../store/document-text.js";
 import { filterSql } from "../filters.js";
 import { rankDocuments } from "../planner.js";
 import { HISTORY_WEIGHTS } from "../weights.js";
 import type { EngineSearch, RankedDocument } from "./types.js";
 
-const COLUMNS = `d.id, d.hit_id AS hitId, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message,
-  d.conversation, d.cursor, d.role, d.title, d.body, ${RECORD_TEXT_COLUMN},
+const columns = (
+  db: Db,
+) => `d.id, d.hit_id AS hitId, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run,
+  d.message, d.conversation, d.cursor, d.role, d.title, d.body, ${recordTextColumn(db)},
   (SELECT c.title FROM recall_conversations c WHERE c.id = d.conversation) AS conversationTitle`;
 
 /** bm25-ranked search with every filter inside the ranking (planner.ts chooses how), then the chosen rows. */
@@ -27,7 +29,7 @@ export function searchFts5(db: Db, request: EngineSearch): RankedDocument[] {
   if (ranked.rows.length === 0) return [];
   const docs = statement(
     db,
-    `SELECT ${COLUMNS} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
+    `SELECT ${columns(db)} FROM json_each(?) j CROSS JOIN recall_documents d ON d.id = j.value`,
   ).all(JSON.stringify(ranked.rows.map((r) => r.id))) as (Omit<RankedDocument, "score"> & StoredBody)[];
   const byId = new Map(
     docs.map(({ recordText, ...d }) => [d.id, { ...d, body: documentBody({ body: d.body, recordText }) }]),
