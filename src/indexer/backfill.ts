@@ -306,6 +306,51 @@ export type ProducerSwitch = (
  * throttles other than new-file discovery) until every source reports idle in one tick and
  * has completed one more clean polling sweep than when the backfill started (TickPlan).
  */
+/** What a failed backfill had committed when it failed, by its error (see committedBefore). */
+const committedAtFailure = new WeakMap<object, BackfillResult>();
+
+/**
+ * The counts of what a backfill had committed before it threw `error` (its last group rolled
+ * back): a run that goes on after the failure adds them to its own. Undefined for other errors.
+ */
+export function committedBefore(error: unknown): BackfillResult | undefined {
+  return typeof error === "object" && error !== null ? committedAtFailure.get(error) : undefined;
+}
+
+/** Two runs' counts as one: the second went on from where the first had committed. */
+export function addResults(a: BackfillResult, b: BackfillResult): BackfillResult {
+  const sources: Record<string, SourceSummary> = structuredClone(a.sources);
+  for (const [name, s] of Object.entries(b.sources)) {
+    const t = sources[name];
+    sources[name] = t
+      ? {
+          records: t.records + s.records,
+          documents: t.documents + s.documents,
+          batches: t.batches + s.batches,
+          files: Math.max(t.files, s.files),
+          counters: sumCounters(t.counters, s.counters),
+          rawBytes: t.rawBytes + s.rawBytes,
+        }
+      : structuredClone(s);
+  }
+  return {
+    records: a.records + b.records,
+    batches: a.batches + b.batches,
+    ticks: a.ticks + b.ticks,
+    longestBatchMs: Math.max(a.longestBatchMs, b.longestBatchMs),
+    counters: sumCounters(a.counters, b.counters),
+    sources,
+  };
+}
+
+function sumCounters(a: SourceCounters, b: SourceCounters): SourceCounters {
+  return {
+    oversized: a.oversized + b.oversized,
+    malformed: a.malformed + b.malformed,
+    skipped: a.skipped + b.skipped,
+  };
+}
+
 export function startBackfill(db: Db, sources: readonly Source[], options: BackfillOptions): BackfillRun {
   const result: BackfillResult = {
     records: 0,
@@ -382,10 +427,15 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
     firstLoad?.end();
     return true;
   };
+  /** The counts as of the last commit (ticks outside a group commit each batch themselves). */
+  let committed = structuredClone(result);
   const step = (): boolean => {
     try {
-      return groupStep();
+      const ended = groupStep();
+      committed = structuredClone(result);
+      return ended;
     } catch (error) {
+      if (typeof error === "object" && error !== null) committedAtFailure.set(error, committed);
       producer.close?.();
       // The connection goes on serving (the worker retries): back to the usual durability.
       firstLoad?.end();

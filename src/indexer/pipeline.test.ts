@@ -256,7 +256,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const home = await demo(2500);
     const config = ConfigSchema.parse({});
     const inThread = await openStore();
-    run(inThread.db, home.env, config, false);
+    const whole = run(inThread.db, home.env, config, false);
     const direct = await openStore();
     const sources = createSources(home.env, config);
     try {
@@ -284,8 +284,9 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       pipeline: { env: home.env, config, failAfter: 2 },
       log: (line) => lines.push(line),
     });
+    let result: BackfillResult;
     try {
-      await worker.catchUp();
+      result = await worker.catchUp();
     } finally {
       await worker.stop();
     }
@@ -293,6 +294,12 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       expect.stringMatching(/indexing thread failed \(Error\); going on in one thread/),
     );
     expect(dump(store.db)).toEqual(dump(inThread.db));
+    // The run counts what the failed attempt had committed too.
+    const counted = (r: BackfillResult) => ({
+      records: r.records,
+      sources: Object.fromEntries(Object.entries(r.sources).map(([n, s]) => [n, [s.records, s.documents]])),
+    });
+    expect(counted(result)).toEqual(counted(whole));
   });
 
   it("keeps its queue bounded when the writer lags: the thread waits", async () => {

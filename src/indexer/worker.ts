@@ -9,7 +9,9 @@ import type { Db } from "../store/open.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
 import {
+  addResults,
   backfillYielding,
+  committedBefore,
   runTick,
   TICK_CADENCE,
   type BackfillProgress,
@@ -494,12 +496,14 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
       result = await backfillOnce(onProgress, rebuilding, true);
     } catch (error) {
       if (!(error instanceof IndexingThreadError)) throw error;
-      // Its uncommitted group rolled back; what committed stays (though this run's counts then
-      // leave it out). Fresh sources resume from the committed checkpoints in this thread:
-      // slower, never a failed command.
+      // Its uncommitted group rolled back; what committed stays, and counts in this run. Fresh
+      // sources resume from the committed checkpoints in this thread: slower, never a failed
+      // command.
       figures.errors += 1;
       log(`the indexing thread failed (${error.kind}); going on in one thread`);
-      result = await backfillOnce(onProgress, rebuilding, false);
+      const before = committedBefore(error);
+      const after = await backfillOnce(onProgress, rebuilding, false);
+      result = before ? addResults(before, after) : after;
     }
     figures.records += result.records;
     tracker.lastRun = {
