@@ -301,11 +301,6 @@ export type ProducerSwitch = (
   inThread: TickProducer,
 ) => TickProducer | null;
 
-/**
- * The state machine of a backfill: bounded ticks back to back (thorough: no cadence
- * throttles other than new-file discovery) until every source reports idle in one tick and
- * has completed one more clean polling sweep than when the backfill started (TickPlan).
- */
 /** What a failed backfill had committed when it failed, by its error (see committedBefore). */
 const committedAtFailure = new WeakMap<object, BackfillResult>();
 
@@ -351,6 +346,11 @@ function sumCounters(a: SourceCounters, b: SourceCounters): SourceCounters {
   };
 }
 
+/**
+ * The state machine of a backfill: bounded ticks back to back (thorough: no cadence
+ * throttles other than new-file discovery) until every source reports idle in one tick and
+ * has completed one more clean polling sweep than when the backfill started (TickPlan).
+ */
 export function startBackfill(db: Db, sources: readonly Source[], options: BackfillOptions): BackfillRun {
   const result: BackfillResult = {
     records: 0,

@@ -38,7 +38,10 @@ export const derivedHitSql = (k: string, conversation = "conversation", kind = "
   return `(CASE WHEN ${kind} = 'transcript' THEN 'transcript:' || ${conversation} || ':' || ${key} ELSE ${conversation} || ':' || ${k} END)`;
 };
 
-/** The generated `hit_id` column of recall_documents (key: source_key) and of recall_records (key: record_key). */
+/**
+ * The generated `hit_id` column of recall_documents (key: source_key) and of recall_records (key:
+ * record_key) as schema 13 made them; from schema 14 the records view computes the same.
+ */
 export const DOCUMENT_HIT_COLUMN = `hit_id TEXT GENERATED ALWAYS AS (coalesce(own_hit_id, ${derivedHitSql("source_key")})) VIRTUAL`;
 export const RECORD_HIT_COLUMN = `hit_id TEXT GENERATED ALWAYS AS (CASE WHEN own_hit_id IS NULL THEN ${derivedHitSql("record_key")} ELSE nullif(own_hit_id, '') END) VIRTUAL`;
 

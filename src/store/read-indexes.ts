@@ -16,9 +16,9 @@ export const CONVERSATION_INDEX = "recall_documents_conversation";
  * 35 s store-only replay at 1M), so a foreground backfill drops those of empty tables (all of
  * them on a first backfill; the documents' after a reindex reset, when retained records and raw
  * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
- * Definitions are history-v1's, v5's, v6's, v13's and v14's, verbatim. Stored hit ids stay unique without
- * their index meanwhile: a source derives each from the (source, key) that the documents' key keeps
- * single (ensureReadIndexes still copes with a duplicate).
+ * Definitions are history-v1's, v5's, v6's, v13's and v14's, verbatim. Stored hit ids stay unique
+ * without their index meanwhile: a source derives each from the (source, key) that the documents'
+ * key keeps single (ensureReadIndexes still copes with a duplicate).
  */
 const READ_INDEXES: readonly { name: string; table: string; columns: string; unique?: boolean }[] = [
   // Not a read index: the writers' key (history-v5.ts). Deferred all the same, with an exact

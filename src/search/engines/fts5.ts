@@ -6,11 +6,11 @@ import { rankDocuments } from "../planner.js";
 import { HISTORY_WEIGHTS } from "../weights.js";
 import type { EngineSearch, RankedDocument } from "./types.js";
 
-const columns = (
-  db: Db,
-) => `d.id, d.hit_id AS hitId, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run,
-  d.message, d.conversation, d.cursor, d.role, d.title, d.body, ${recordTextColumn(db)},
-  (SELECT c.title FROM recall_conversations c WHERE c.id = d.conversation) AS conversationTitle`;
+function columns(db: Db): string {
+  return `d.id, d.hit_id AS hitId, d.kind, d.agent, d.at, d.project, d.session, d.job, d.run, d.message,
+    d.conversation, d.cursor, d.role, d.title, d.body, ${recordTextColumn(db)},
+    (SELECT c.title FROM recall_conversations c WHERE c.id = d.conversation) AS conversationTitle`;
+}
 
 /** bm25-ranked search with every filter inside the ranking (planner.ts chooses how), then the chosen rows. */
 export function searchFts5(db: Db, request: EngineSearch): RankedDocument[] {

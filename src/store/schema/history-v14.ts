@@ -5,10 +5,11 @@ import { rebuildTable } from "./rebuild-table.js";
 
 /**
  * Records name their conversation by an integer (issue #32's lean store). Each record and each of
- * its three indexes held the conversation's id as text ('claude:<uuid>', 43 bytes): 240 of
- * 1,537 MiB at 1M Zipf messages. Conversations get `ref`, an integer key never reused
- * (AUTOINCREMENT: a record left behind can never join a later conversation), and the rows move to
- * recall_record_rows keyed by it. `recall_records` becomes a view with the old columns, so every
+ * its three indexes held the conversation's id as text ('claude:<uuid>', 43 bytes): at 1M Zipf
+ * messages the records and their indexes took 535 MiB, now 368. Conversations get `ref`, an
+ * integer key never reused (AUTOINCREMENT: a record left behind can never join a later
+ * conversation), and the rows move to recall_record_rows keyed by it. `recall_records` becomes a
+ * view with the old columns (its hit_id computed as schema 13's generated column was), so every
  * reader reads as before, and a reader of an index not yet migrated reads the same names.
  * Writers write recall_record_rows (store/record-rows.ts).
  */
