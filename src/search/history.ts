@@ -10,7 +10,7 @@ import { compileHistoryQuery, type HistoryQuery } from "./history-query.js";
 import { orderPass } from "./history-rank.js";
 import { navigationLink, sourceLink } from "./links.js";
 import { boundSnippet, SNIPPET_MAX_CHARS } from "./snippet.js";
-import { hasTable } from "../store/statements.js";
+import { hasTableOnce } from "../store/statements.js";
 
 /** search_history reads at most 32 terms; later ones are ignored, not an error. */
 export const MAX_QUERY_TOKENS = 32;
@@ -73,17 +73,8 @@ function runEngine(db: Db, engine: Engine, request: EngineSearch): RankedDocumen
   return engine === "fts5" ? searchFts5(db, request) : searchPlain(db, request);
 }
 
-const participantTables = new WeakMap<Db, boolean>();
-
 /** Whether the index has schema v2's participants table (a reader may face an older index). */
-function hasParticipants(db: Db): boolean {
-  let has = participantTables.get(db);
-  if (has === undefined) {
-    has = hasTable(db, "recall_document_participants");
-    participantTables.set(db, has);
-  }
-  return has;
-}
+const hasParticipants = (db: Db): boolean => hasTableOnce(db, "recall_document_participants");
 
 /** The projection separates CJK characters with U+200B for the tokenizer (projection/cjk.ts); text shown drops it. */
 const shown = (text: string) => text.replaceAll(CJK_SEPARATOR, "");

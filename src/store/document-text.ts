@@ -1,6 +1,6 @@
 import { searchTextFromRead } from "../projection/index.js";
 import type { Db } from "./open.js";
-import { hasTable } from "./statements.js";
+import { hasTableOnce } from "./statements.js";
 
 /**
  * A document's searched text is stored once (schema v10): in its own `body`, or — `body` ''
@@ -14,8 +14,6 @@ export const RECORD_TEXT_COLUMN =
 const ROWS_TEXT_COLUMN =
   "CASE WHEN d.body = '' THEN (SELECT rt.text FROM recall_record_rows rt WHERE rt.id = d.record) END AS recordText";
 
-const textColumns = new WeakMap<Db, string>();
-
 /**
  * RECORD_TEXT_COLUMN for the hot paths that read many rows' text: where the records' own table is
  * there (history.db from schema 14) it is read directly, one probe fewer per row than through
@@ -24,13 +22,7 @@ const textColumns = new WeakMap<Db, string>();
  * including an index a writer migrates after this connection asked.
  */
 export function recordTextColumn(db: Db): string {
-  let column = textColumns.get(db);
-  if (column === undefined)
-    textColumns.set(
-      db,
-      (column = hasTable(db, "recall_record_rows") ? ROWS_TEXT_COLUMN : RECORD_TEXT_COLUMN),
-    );
-  return column;
+  return hasTableOnce(db, "recall_record_rows") ? ROWS_TEXT_COLUMN : RECORD_TEXT_COLUMN;
 }
 
 export interface StoredBody {

@@ -30,3 +30,17 @@ export function hasTable(db: Db, name: string): boolean {
     statement(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
   );
 }
+
+const knownTables = new WeakMap<Db, Map<string, boolean>>();
+
+/**
+ * hasTable asked once per connection, its answer kept: for readers choosing how to read an index
+ * they never migrate (a table a migration adds later on the same connection goes unseen).
+ */
+export function hasTableOnce(db: Db, name: string): boolean {
+  let known = knownTables.get(db);
+  if (!known) knownTables.set(db, (known = new Map<string, boolean>()));
+  let has = known.get(name);
+  if (has === undefined) known.set(name, (has = hasTable(db, name)));
+  return has;
+}

@@ -1,6 +1,6 @@
 import { endianness } from "node:os";
 import type { Db } from "./open.js";
-import { hasTable, pluckedStatement, statement } from "./statements.js";
+import { hasTable, hasTableOnce, pluckedStatement, statement } from "./statements.js";
 import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "./document-text.js";
 
 /** One term's persisted statistics (schema v12, recall_term_lists). */
@@ -21,17 +21,8 @@ export interface StoredTermStats {
   impacts: Float64Array;
 }
 
-const present = new WeakMap<Db, boolean>();
-
 /** Whether the index has the table (a reader never migrates an older index). */
-function hasListTable(db: Db): boolean {
-  let has = present.get(db);
-  if (has === undefined) {
-    has = hasTable(db, "recall_term_lists");
-    present.set(db, has);
-  }
-  return has;
-}
+const hasListTable = (db: Db): boolean => hasTableOnce(db, "recall_term_lists");
 
 /**
  * The lists' stored form (schema v12): ids as 32-bit unsigned integers, ascending; impacts as
