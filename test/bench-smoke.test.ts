@@ -86,9 +86,9 @@ describe("npm run bench at the smallest scale", () => {
       for (const cls of ["rare", "identifier", "mixed", "common"])
         expect(first.classes[cls].p95.unit).toBe("ms");
       expect(history.live.latency.p95.unit).toBe("ms");
-      // The index's pages by table: the documents and the FTS5 index among them.
+      // The index's pages by table: the records' rows (with their documents) and the FTS5 index among them.
       const tables = history.indexSplit.tables.map((t: { table: string }) => t.table);
-      expect(tables).toEqual(expect.arrayContaining(["recall_documents", "recall_fts"]));
+      expect(tables).toEqual(expect.arrayContaining(["recall_record_rows", "recall_fts"]));
     }
     expect(scale.history.zipf.corpus.wordTypes.value).toBeGreaterThan(100_000);
     expect(scale.chats.search.readChat.p95.unit).toBe("ms");

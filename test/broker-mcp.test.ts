@@ -143,7 +143,7 @@ describe("broker election between recall mcp processes", () => {
 
     // What a first load killed before its end leaves: read indexes and the documents' key absent.
     const db = new Database(path.join(recallHome, "history.db"));
-    db.exec("DROP INDEX recall_documents_session; DROP INDEX recall_documents_key");
+    db.exec("DROP INDEX recall_documents_project; DROP INDEX recall_documents_key");
     db.close();
     first.dead = true;
     process.kill(first.pid, "SIGKILL");
@@ -165,7 +165,7 @@ describe("broker election between recall mcp processes", () => {
       const check = new Database(path.join(recallHome, "history.db"), { readonly: true });
       const names = check
         .prepare(
-          "SELECT name FROM sqlite_master WHERE name IN ('recall_documents_session', 'recall_documents_key')",
+          "SELECT name FROM sqlite_master WHERE name IN ('recall_documents_project', 'recall_documents_key')",
         )
         .pluck()
         .all();

@@ -59,7 +59,7 @@ describe("a damaged index", () => {
     expect(h.run("index").status).toBe(0);
     const file = path.join(h.recallHome, "history.db");
     expect(h.run("status", "--check").status).toBe(0);
-    expect(scribble(file, ["recall_fts_data", "recall_documents"], 30)).toBeGreaterThan(10);
+    expect(scribble(file, ["recall_fts_data", "recall_record_rows"], 30)).toBeGreaterThan(10);
 
     const message = new RegExp(
       `^recall: ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is damaged \\(SQLITE_CORRUPT\\w*\\); move it aside and run \`recall index\` to build a new index\n$`,

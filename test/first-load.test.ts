@@ -213,7 +213,7 @@ describe("an unsynced first load", () => {
     const db = h.store.db;
     expect(dropReadIndexesIfEmpty(db)).toBe(true);
     const present = () =>
-      db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_documents_session'").get() !== undefined;
+      db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recall_documents_project'").get() !== undefined;
     writeFileSync(markerFile(db.name), JSON.stringify({ pid: process.ppid, boot: currentBoot() }));
     const open = async () =>
       (await openHistoryStore({ home: h!.recallHome, projectionVersion: PROJECTION_VERSION })).close();

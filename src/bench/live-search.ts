@@ -52,7 +52,11 @@ export async function benchLiveSearch(
       const query = queries[round % queries.length]!;
       times.push(timeSync(() => searchHistory(reader, engine, query, {}, 10)).ms);
     }
-    writer.prepare("DELETE FROM recall_documents WHERE source = 'bench-live'").run();
+    // Each appended document made a record's row and a conversation of its own (history-v16.ts).
+    writer.exec(`DELETE FROM recall_documents WHERE source = 'bench-live';
+      DELETE FROM recall_record_rows WHERE conversation_ref IN
+        (SELECT ref FROM recall_conversations WHERE source = 'bench-live');
+      DELETE FROM recall_conversations WHERE source = 'bench-live';`);
     const upkeep = await timeAsync(() => finishFtsWork(writer, file));
     return {
       latency: distribution(times),

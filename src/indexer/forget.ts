@@ -4,7 +4,7 @@ import { RecallError } from "../core/errors.js";
 import type { Db } from "../store/open.js";
 import { eraseDeleted, removeBackups } from "../store/erase.js";
 import { recordIdOfHit } from "../store/hit-ids.js";
-import { CONVERSATION_INDEX, restoreReadIndex } from "../store/read-indexes.js";
+import { deleteDocuments } from "../store/record-rows.js";
 import { noteDocumentsRewritten } from "../store/rewrites.js";
 import { statement } from "../store/statements.js";
 import { sessionFilter } from "../search/session-aliases.js";
@@ -46,7 +46,7 @@ const CONVERSATIONS_OF_PROJECT = `SELECT c.id,
 const RECORDS_OF_PROJECT = `DELETE FROM recall_record_rows WHERE id IN (SELECT id FROM recall_records
   WHERE conversation = @conversation
     AND hit_id IN (SELECT hit_id FROM recall_documents WHERE conversation = @conversation AND project = @project))`;
-const DOCUMENTS_OF_PROJECT = `DELETE FROM recall_documents WHERE conversation = @conversation AND project = @project`;
+const DOCUMENTS_OF_PROJECT = `conversation = @conversation AND project = @project`;
 /** What the conversation now says its project is: its newest remaining document's. */
 const REPROJECT = `UPDATE recall_conversations SET project = (SELECT project FROM recall_documents
     WHERE conversation = @conversation AND project IS NOT NULL ORDER BY at DESC LIMIT 1)
@@ -65,7 +65,7 @@ const DELETE_RECORD = `DELETE FROM recall_record_rows WHERE id = ?`;
  */
 const SCRUB_CHECKPOINTS = `UPDATE recall_checkpoints SET state = json_remove(state, '$.parser', '$.learned')
   WHERE json_valid(state) AND json_extract(state, '$.conversation') IN ${ALL_CONVERSATIONS}`;
-const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
+const DOCUMENT_BY_ID = `id = @id`;
 
 const RAW_BY_SOURCE = `SELECT source, count(*) AS chunks, coalesce(sum(length), 0) AS bytes,
   coalesce(sum(stored), 0) AS stored FROM recall_raw_chunks WHERE %WHERE% GROUP BY source`;
@@ -120,12 +120,11 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
     noteDocumentsRewritten(db);
     if ("since" in scope) {
       const range = { since: scope.since, until: scope.until };
-      result.documents = db
-        .prepare(
-          `DELETE FROM recall_documents WHERE at BETWEEN @since AND @until
-             AND conversation IN (SELECT id FROM recall_conversations)`,
-        )
-        .run(range).changes;
+      result.documents = deleteDocuments(
+        db,
+        "at BETWEEN @since AND @until AND conversation IN (SELECT id FROM recall_conversations)",
+        range,
+      );
       result.records = db
         .prepare(`DELETE FROM recall_record_rows WHERE at BETWEEN @since AND @until`)
         .run(range).changes;
@@ -157,8 +156,8 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
       }[];
       for (const doc of participated) {
         const record = recordIdOfHit(db, doc.conversation, doc.hitId);
+        result.documents += deleteDocuments(db, DOCUMENT_BY_ID, { id: doc.id });
         if (record !== undefined) result.records += statement(db, DELETE_RECORD).run(record).changes;
-        result.documents += statement(db, DELETE_DOCUMENT).run(doc.id).changes;
       }
       if (participated.length > 0)
         result.conversations += new Set(participated.map((d) => d.conversation)).size;
@@ -168,11 +167,16 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
         mixed: number;
       }[];
       conversations = found.filter((c) => !c.mixed).map((c) => c.id);
-      if (found.some((c) => c.mixed)) restoreReadIndex(db, CONVERSATION_INDEX);
       for (const { id } of found.filter((c) => c.mixed)) {
         const params = { conversation: id, project: scope.project };
+        // The records go by their documents' hit ids: counted before, deleted after them.
+        const documents = db
+          .prepare(`SELECT count(*) FROM recall_documents WHERE ${DOCUMENTS_OF_PROJECT}`)
+          .pluck()
+          .get(params) as number;
         result.records += db.prepare(RECORDS_OF_PROJECT).run(params).changes;
-        result.documents += db.prepare(DOCUMENTS_OF_PROJECT).run(params).changes;
+        result.documents += documents;
+        deleteDocuments(db, DOCUMENTS_OF_PROJECT, params);
         db.prepare(REPROJECT).run(params);
         result.conversations += 1;
       }
@@ -191,10 +195,7 @@ function forgetRows(db: Db, scope: ForgetScope, now: number): ForgetResult {
     }
     const params = { conversations: JSON.stringify(conversations) };
     result.conversations += conversations.length;
-    restoreReadIndex(db, CONVERSATION_INDEX); // absent while a first load runs
-    result.documents += db
-      .prepare(`DELETE FROM recall_documents WHERE conversation IN ${ALL_CONVERSATIONS}`)
-      .run(params).changes;
+    result.documents += deleteDocuments(db, `conversation IN ${ALL_CONVERSATIONS}`, params);
     result.records += db
       .prepare(
         `DELETE FROM recall_record_rows WHERE conversation_ref IN

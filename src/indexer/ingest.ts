@@ -1,10 +1,10 @@
 import { DEFAULT_REDACTION, separateCjk, type Redaction } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import { documentKeysDeferred, findDocument, noteDocument } from "../store/document-keys.js";
-import { documentOwnHitId, recordOwnHitId } from "../store/hit-ids.js";
+import { recordOwnHitId } from "../store/hit-ids.js";
 import { getMeta } from "../store/meta.js";
 import { CONVERSATION_REF, conversationRefOf } from "../store/record-rows.js";
-import { CONVERSATION_INDEX, DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
+import { DOCUMENT_KEY_INDEX, restoreReadIndex } from "../store/read-indexes.js";
 import { pluckedStatement, statement } from "../store/statements.js";
 import type { ConversationRef, SourceBatch, TitleClaim } from "../sources/types.js";
 import {
@@ -99,23 +99,21 @@ const UPDATE_RECORD = `
     truncated IS NOT ? OR cursor IS NOT ? OR model IS NOT ? OR branch IS NOT ?)`;
 
 /**
- * One document per (source, source key), found through store/document-keys.ts. When another
- * conversation already holds the key (a Claude line copied into a resumed or forked session),
- * the first keeps the document.
+ * One document per (source, source key), found through store/document-keys.ts, held by its
+ * record's row (schema 16: the row's id is the document's FTS rowid; its time, role, kind,
+ * cursor and hit id are the record's, its source, agent and session the conversation's). When
+ * another conversation already holds the key (a Claude line copied into a resumed or forked
+ * session), the first keeps the document.
  */
-const INSERT_DOCUMENT = `
-  INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, project, session, job, run, message,
-    conversation, cursor, app_id, chat_id, role, title, body, is_compaction_summary, projection_truncated,
-    projection_version, fts_deferred, record)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const SET_DOCUMENT = `
+  UPDATE recall_record_rows SET project = ?, job = ?, run = ?, message = ?, app_id = ?, chat_id = ?, title = ?,
+    body = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?, fts_deferred = ?
+  WHERE id = ?`;
 const UPDATE_DOCUMENT = `
-  UPDATE recall_documents SET at = ?, project = ?, session = ?, job = ?, run = ?, message = ?, cursor = ?, role = ?,
-    own_hit_id = ?, is_compaction_summary = ?, projection_truncated = ?, projection_version = ?, kind = ?, agent = ?,
-    record = ?
-  WHERE id = ? AND (at IS NOT ? OR project IS NOT ? OR session IS NOT ? OR job IS NOT ? OR run IS NOT ? OR
-    message IS NOT ? OR cursor IS NOT ? OR role IS NOT ? OR own_hit_id IS NOT ? OR is_compaction_summary IS NOT ? OR
-    projection_truncated IS NOT ? OR projection_version IS NOT ? OR kind IS NOT ? OR agent IS NOT ? OR
-    record IS NOT ?)`;
+  UPDATE recall_record_rows SET project = ?, job = ?, run = ?, message = ?, is_compaction_summary = ?,
+    projection_truncated = ?, projection_version = ?
+  WHERE id = ? AND (project IS NOT ? OR job IS NOT ? OR run IS NOT ? OR message IS NOT ? OR
+    is_compaction_summary IS NOT ? OR projection_truncated IS NOT ? OR projection_version IS NOT ?)`;
 /**
  * The searched text, apart and only when it changed (a rebuild re-reads mostly unchanged text),
  * with its FTS row. A changed text moves its document to a new rowid, above every row term
@@ -124,13 +122,16 @@ const UPDATE_DOCUMENT = `
  */
 const DOCUMENT_TEXT = `SELECT d.title, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d
   WHERE d.id = ?`;
-const UPDATE_DOCUMENT_TEXT = `UPDATE recall_documents SET title = @title, body = @body WHERE id = @id`;
-/** Rowids are never reused (AUTOINCREMENT); an UPDATE does not advance the sequence itself. */
+const UPDATE_DOCUMENT_TEXT = `UPDATE recall_record_rows SET title = @title, body = @body WHERE id = @id`;
+/**
+ * Rowids are never reused (AUTOINCREMENT); an UPDATE does not advance the sequence itself. The
+ * record moves with its document: nothing keeps a record's id across batches.
+ */
 const RENEW_DOCUMENT = `
-  UPDATE recall_documents SET title = @title, body = @body,
-    id = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'recall_documents'), (SELECT max(id) FROM recall_documents)) + 1
+  UPDATE recall_record_rows SET title = @title, body = @body,
+    id = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'recall_record_rows'), (SELECT max(id) FROM recall_record_rows)) + 1
   WHERE id = @id RETURNING id`;
-const ADVANCE_SEQUENCE = `UPDATE sqlite_sequence SET seq = ? WHERE name = 'recall_documents'`;
+const ADVANCE_SEQUENCE = `UPDATE sqlite_sequence SET seq = ? WHERE name = 'recall_record_rows'`;
 const PARTICIPANTS_OF = `SELECT identity FROM recall_document_participants WHERE document = ?`;
 const RETITLED_DOCUMENTS = `
   SELECT d.id, d.source, d.source_key AS key, d.body, ${RECORD_TEXT_COLUMN} FROM recall_documents d
@@ -144,7 +145,8 @@ const DELETE_SOURCE_DOCUMENT = `DELETE FROM recall_documents WHERE source = ? AN
 const HAS_RECORDS = `SELECT 1 FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF} LIMIT 1`;
 const DELETE_CONVERSATION = `DELETE FROM recall_conversations WHERE id = ? AND source = ?`;
 const CONVERSATION_META = `SELECT title, project FROM recall_conversations WHERE id = ?`;
-const REPROJECT_DOCUMENTS = `UPDATE recall_documents SET project = ? WHERE conversation = ? AND project IS NOT ?`;
+const REPROJECT_DOCUMENTS = `UPDATE recall_record_rows SET project = ?
+  WHERE conversation_ref = ${CONVERSATION_REF} AND projection_version IS NOT NULL AND project IS NOT ?`;
 const RESET_RECORDS = `DELETE FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF}`;
 /**
  * A replaced file's conversation starts over from its new content: what the old content taught
@@ -261,7 +263,6 @@ export function writeBatch(db: Db, batch: PreparedBatch, options: IngestOptions)
         batch.conversations.some((c) => c.kind === "chat"))
     )
       flushFts(db);
-    if (batch.resets.length > 0) restoreReadIndex(db, CONVERSATION_INDEX);
     for (const id of batch.resets) {
       statement(db, RESET_DOCUMENTS).run(id);
       statement(db, RESET_RECORDS).run(id);
@@ -459,6 +460,8 @@ function removeSuperseded(
     if (fresh && !fresh.has(key)) continue;
     const stale = statement(db, FIND_RECORD).get(conv.id, key) as { id: number } | undefined;
     if (!stale) continue;
+    // The row holds its document: its trigger deletes the FTS row, which must exist by then.
+    if (fts) flushFtsRow(db, stale.id);
     statement(db, DELETE_RECORD_ID).run(stale.id);
     fresh?.delete(key);
     const doc = findDocument(db, conv.source, key);
@@ -522,7 +525,6 @@ function refreshChat(db: Db, ref: ConversationRef, inPlace: boolean): void {
   const title = ref.title;
   const retitle = title !== null && stored.title !== title;
   const reproject = ref.project !== null && stored.project !== ref.project;
-  if (retitle || reproject) restoreReadIndex(db, CONVERSATION_INDEX);
   if (retitle) {
     const searched = separateCjk(title);
     const docs = statement(db, RETITLED_DOCUMENTS).all(ref.id, searched) as ({
@@ -609,7 +611,6 @@ function writeRecord(
     key,
     projected.search.indexable ? record.hitId : null,
   );
-  const docHitId = documentOwnHitId(record.kind, conv.id, key, record.hitId);
   const truncated = projected.read.truncated ? 1 : 0;
   const model = record.model ?? null;
   const branch = record.branch ?? null;
@@ -672,24 +673,8 @@ function writeRecord(
   const compaction = projected.isCompactionSummary ? 1 : 0;
   const searchTruncated = projected.search.truncated ? 1 : 0;
   if (doc) {
-    const meta = [
-      record.at,
-      conv.project,
-      conv.session,
-      record.job,
-      record.run,
-      record.message,
-      record.cursor,
-      record.role,
-      docHitId,
-      compaction,
-      searchTruncated,
-      projectionVersion,
-      record.kind,
-      conv.agent,
-      recordId,
-    ];
-    statement(db, UPDATE_DOCUMENT).run(...meta, doc.id, ...meta);
+    const meta = [record.job, record.run, record.message, compaction, searchTruncated, projectionVersion];
+    statement(db, UPDATE_DOCUMENT).run(conv.project, ...meta, doc.id, conv.project, ...meta);
     const changed =
       !before || before.title !== title || documentBody(before) !== body || before.body !== stored;
     const id = changed
@@ -697,23 +682,13 @@ function writeRecord(
       : doc.id;
     if (record.participants) writeParticipants(db, id, record.participants, true);
   } else {
-    const info = statement(db, INSERT_DOCUMENT).run(
-      conv.source,
-      key,
-      docHitId,
-      record.kind,
-      conv.agent,
-      record.at,
+    statement(db, SET_DOCUMENT).run(
       conv.project,
-      conv.session,
       record.job,
       record.run,
       record.message,
-      conv.id,
-      record.cursor,
       record.appId ?? null,
       record.chatId ?? null,
-      record.role,
       title,
       stored,
       compaction,
@@ -722,10 +697,9 @@ function writeRecord(
       fts ? 1 : 0,
       recordId,
     );
-    const id = Number(info.lastInsertRowid);
-    if (!noteDocument(db, conv.source, key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
-    if (fts) queueFts(db, id, { title, body });
-    if (record.participants) writeParticipants(db, id, record.participants, false);
+    if (!noteDocument(db, conv.source, key, recordId)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
+    if (fts) queueFts(db, recordId, { title, body });
+    if (record.participants) writeParticipants(db, recordId, record.participants, false);
   }
   return true;
 }

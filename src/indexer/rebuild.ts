@@ -1,4 +1,5 @@
 import type { Db } from "../store/open.js";
+import { deleteDocuments } from "../store/record-rows.js";
 
 /** Documents deleted per transaction by a yielding reset (the FTS delete trigger runs per row). */
 export const RESET_CHUNK_ROWS = 5000;
@@ -24,11 +25,12 @@ export function resetCursors(db: Db, sources: readonly string[]): number {
 export function deleteDocumentsChunk(db: Db, sources: readonly string[], maxRows = RESET_CHUNK_ROWS): number {
   if (sources.length === 0) return 0;
   const marks = sources.map(() => "?").join(", ");
-  return db
-    .prepare(
-      `DELETE FROM recall_documents WHERE id IN (SELECT id FROM recall_documents WHERE source IN (${marks}) LIMIT ?)`,
-    )
-    .run(...sources, maxRows).changes;
+  return deleteDocuments(
+    db,
+    `id IN (SELECT id FROM recall_documents WHERE source IN (${marks}) LIMIT ?)`,
+    ...sources,
+    maxRows,
+  );
 }
 
 /**
@@ -43,7 +45,7 @@ export function resetDerived(db: Db, sources: readonly string[]): { documents: n
   let checkpoints = 0;
   db.transaction(() => {
     for (const source of sources) {
-      documents += db.prepare("DELETE FROM recall_documents WHERE source = ?").run(source).changes;
+      documents += deleteDocuments(db, "source = ?", source);
     }
     checkpoints = resetCursors(db, sources);
   })();

@@ -357,11 +357,11 @@ describe("index worker", () => {
     const { db, make } = await setup();
     worker = make();
     await worker.catchUp();
-    // Counts the rows each table's UPDATEs touch (an update of a document's text also re-indexes its FTS row).
+    // Counts the rows UPDATEs touch: a record's row holds its document (an update of a document's
+    // text also re-indexes its FTS row).
     db.exec(`
       CREATE TEMP TABLE updated (tbl TEXT);
       CREATE TEMP TRIGGER records_updated AFTER UPDATE ON recall_record_rows BEGIN INSERT INTO updated VALUES ('records'); END;
-      CREATE TEMP TRIGGER documents_updated AFTER UPDATE ON recall_documents BEGIN INSERT INTO updated VALUES ('documents'); END;
     `);
     await worker.reindex();
     expect(db.prepare("SELECT tbl, count(*) AS n FROM updated GROUP BY tbl").all()).toEqual([]);
@@ -471,7 +471,7 @@ describe("index worker", () => {
       expect(hits[0]!.snippet).toContain("osprey");
       // Its new rowid is never given again: the sequence moved with it.
       const renewed = db.prepare("SELECT max(id) FROM recall_documents").pluck().get() as number;
-      const sequence = "SELECT seq FROM sqlite_sequence WHERE name = 'recall_documents'";
+      const sequence = "SELECT seq FROM sqlite_sequence WHERE name = 'recall_record_rows'";
       expect(db.prepare(sequence).pluck().get()).toBe(renewed);
     });
   });

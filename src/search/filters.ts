@@ -22,6 +22,12 @@ export interface DocumentFilters {
    * matches document sessions only, not bridge message participants.
    */
   participants?: boolean;
+  /**
+   * True where a document is its record's row (history.db from schema 16): its session is its
+   * conversation's, and sessions are matched through the conversations' ref, a column of the
+   * row, so SQLite can list a session's rows (and a participant's) by index.
+   */
+  conversationRefs?: boolean;
 }
 
 /** SQL conditions over alias `d` (recall_documents) and their parameters. */
@@ -44,10 +50,13 @@ export function filterSql(filters: DocumentFilters): { where: string[]; params: 
     add(`d.session IN (${filters.sessions.map(() => "?").join(", ") || "NULL"})`, ...filters.sessions);
   } else if (filters.sessions !== undefined) {
     const marks = filters.sessions.map(() => "?").join(", ") || "NULL";
+    const ofSessions = filters.conversationRefs
+      ? `d.conversation_ref IN (SELECT ref FROM recall_conversations WHERE session IN (${marks}))`
+      : `d.session IN (${marks})`;
     // A bridge message is one document for its sender and every recipient (a broadcast): any
     // of those identities finds it.
     add(
-      `(d.session IN (${marks}) OR d.id IN (SELECT p.document FROM recall_document_participants p WHERE p.identity IN (${marks})))`,
+      `(${ofSessions} OR d.id IN (SELECT p.document FROM recall_document_participants p WHERE p.identity IN (${marks})))`,
       ...filters.sessions,
       ...filters.sessions,
     );

@@ -10,6 +10,7 @@ import { compileHistoryQuery, type HistoryQuery } from "./history-query.js";
 import { orderPass } from "./history-rank.js";
 import { navigationLink, sourceLink } from "./links.js";
 import { boundSnippet, SNIPPET_MAX_CHARS } from "./snippet.js";
+import { rowsHoldDocuments } from "../store/record-rows.js";
 import { hasTableOnce } from "../store/statements.js";
 
 /** search_history reads at most 32 terms; later ones are ignored, not an error. */
@@ -146,6 +147,8 @@ export function searchHistory(
   const compiled = compileHistoryQuery(query, MAX_QUERY_TOKENS);
   const { terms, exactTerms, units } = compiled;
   if (filters.sessions !== undefined && !hasParticipants(db)) filters = { ...filters, participants: false };
+  if (filters.sessions !== undefined && rowsHoldDocuments(db))
+    filters = { ...filters, conversationRefs: true };
   const order = (docs: RankedDocument[], relaxed: boolean) =>
     engine === "fts5" ? ordered(docs, compiled, relaxed) : docs;
   // Every word as typed first; other forms of the words only when those are too few. Prefix

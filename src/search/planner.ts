@@ -282,7 +282,8 @@ function listedByIndex(db: Db, sql: string, params: readonly unknown[]): boolean
   let indexed = known.get(sql);
   if (indexed === undefined) {
     const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
-    indexed = !steps.some((s) => /^SCAN d\b/.test(s.detail));
+    // `d`, or the rows and conversations the documents view reads (r, c: history-v16.ts).
+    indexed = !steps.some((s) => /^SCAN [drc]\b/.test(s.detail));
     known.set(sql, indexed);
   }
   return indexed;

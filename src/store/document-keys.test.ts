@@ -28,13 +28,18 @@ describe("document key stand-in", () => {
     );
     const source = (n: number) => (n % 3 === 0 ? "codex" : "claude-code");
     const key = (n: number) => `k-${n.toString(36)}`;
+    // A conversation is one source's (its documents' source is the conversation's: history-v16.ts).
+    const conversation = (n: number) => `${source(n)}:c${n % 97}`;
+    // Inserted through the documents view, whose trigger's rowid is not reported: the newest id.
+    const newest = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'recall_record_rows'").pluck();
     db.transaction(() => {
-      for (let n = 0; n < 100_000; n++) insert.run(source(n), key(n), `h${n}`, `c${n % 97}`);
+      for (let n = 0; n < 100_000; n++) insert.run(source(n), key(n), `h${n}`, conversation(n));
     })();
     deferDocumentKeys(db); // reads the 100,000 keys in
     db.transaction(() => {
       for (let n = 100_000; n < 150_000; n++) {
-        const id = Number(insert.run(source(n), key(n), `h${n}`, `c${n % 97}`).lastInsertRowid);
+        insert.run(source(n), key(n), `h${n}`, conversation(n));
+        const id = newest.get() as number;
         expect(noteDocument(db, source(n), key(n), id)).toBe(true);
       }
     })();
@@ -49,7 +54,7 @@ describe("document key stand-in", () => {
     let found = 0;
     for (let n = 0; n < 150_000; n++) {
       const ref = findDocument(db, source(n), key(n));
-      if (ref?.id === ids.get(key(n)) && ref?.conversation === `c${n % 97}`) found++;
+      if (ref?.id === ids.get(key(n)) && ref?.conversation === conversation(n)) found++;
     }
     expect(found).toBe(150_000);
     // The same key under the other source, and keys never written.

@@ -1,5 +1,6 @@
 import { searchTextFromRead } from "../projection/index.js";
 import type { Db } from "./open.js";
+import { rowsHoldDocuments } from "./record-rows.js";
 import { hasTableOnce } from "./statements.js";
 
 /**
@@ -13,6 +14,8 @@ export const RECORD_TEXT_COLUMN =
   "CASE WHEN d.body = '' THEN (SELECT rt.text FROM recall_records rt WHERE rt.id = d.record) END AS recordText";
 const ROWS_TEXT_COLUMN =
   "CASE WHEN d.body = '' THEN (SELECT rt.text FROM recall_record_rows rt WHERE rt.id = d.record) END AS recordText";
+/** Schema 16: the document is its record's row, which the view reads once. */
+const OWN_ROW_TEXT_COLUMN = "CASE WHEN d.body = '' THEN d.record_text END AS recordText";
 
 /**
  * RECORD_TEXT_COLUMN for the hot paths that read many rows' text: where the records' own table is
@@ -22,6 +25,7 @@ const ROWS_TEXT_COLUMN =
  * including an index a writer migrates after this connection asked.
  */
 export function recordTextColumn(db: Db): string {
+  if (rowsHoldDocuments(db)) return OWN_ROW_TEXT_COLUMN;
   return hasTableOnce(db, "recall_record_rows") ? ROWS_TEXT_COLUMN : RECORD_TEXT_COLUMN;
 }
 

@@ -89,6 +89,20 @@ describe("history store", () => {
     own_hit_id: (row as { hit_id: string | null }).hit_id ?? "",
   });
 
+  /**
+   * The documents as schema 16's view reads them, less the columns it adds (the conversation's
+   * ref, the record's text): a document is its record's row, and one without a conversation
+   * (these tests' older rows) has one named by its source and key.
+   */
+  const documentsNow = (db: Database.Database) =>
+    (db.prepare("SELECT * FROM recall_documents ORDER BY id").all() as Record<string, unknown>[]).map(
+      ({ conversation_ref: _ref, record_text: _text, ...row }) => row,
+    );
+  const inConversation = (row: object) => {
+    const r = row as { conversation: string | null; source: string; source_key: string };
+    return { ...row, conversation: r.conversation ?? `${r.source}:${r.source_key}` };
+  };
+
   /** Writers of a schema-12 index, which stores every hit id: (conversation, ordinal, key, kind, hit id, text) and (key, hit id, kind, body, conversation). */
   const v12Writers = (old: Database.Database) => ({
     record: old.prepare(
@@ -241,15 +255,18 @@ describe("history store", () => {
       expect(store.migration).toMatchObject({ from: 4, to: LATEST });
       expect(store.migration?.backup).toBeTruthy();
       // Schema 10 names each document's record (none here: these documents have none).
-      expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(
-        (before as object[]).map((r) => withOwnHit({ ...r, record: null })),
+      expect(documentsNow(db)).toEqual(
+        (before as object[]).map((r) => inConversation(withOwnHit({ ...r, record: null }))),
       );
       const indexes = db
-        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_documents'")
+        .prepare(
+          "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_record_rows'",
+        )
         .all() as { name: string; sql: string | null }[];
       expect(indexes.find((i) => i.name.startsWith("sqlite_autoindex"))).toBeUndefined();
+      // Schema 16: a document is its record's row; its key is the row's (conversation, key).
       expect(indexes.find((i) => i.name === "recall_documents_key")?.sql).toBe(
-        "CREATE UNIQUE INDEX recall_documents_key ON recall_documents (source, source_key)",
+        "CREATE INDEX recall_documents_key ON recall_record_rows (record_key) WHERE projection_version IS NOT NULL",
       );
       expect(indexes.map((i) => i.name)).toContain("recall_documents_job");
       expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([3]);
@@ -291,9 +308,11 @@ describe("history store", () => {
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     const db = store.db;
     expect(store.migration).toMatchObject({ from: 5, to: LATEST });
-    // Schema 9 adds each record's file version (0: read before any rewrite).
-    expect(db.prepare("SELECT * FROM recall_records ORDER BY id").all()).toEqual(
-      (before as object[]).map((r) => withOwnHit({ ...r, epoch: 0 })),
+    // Schema 9 adds each record's file version (0: read before any rewrite). Schema 16 numbers
+    // records without a document anew, in their order, above every document's id.
+    const withoutId = (rows: object[]) => rows.map(({ id: _id, ...row }: { id?: unknown }) => row);
+    expect(withoutId(db.prepare("SELECT * FROM recall_records ORDER BY id").all() as object[])).toEqual(
+      withoutId((before as object[]).map((r) => withOwnHit({ ...r, epoch: 0 }))),
     );
     // Schema 14 keeps the rows under an integer conversation ref, both keys as named unique indexes.
     const indexes = db
@@ -302,11 +321,9 @@ describe("history store", () => {
     expect(indexes.find((i) => i.name === "recall_records_ordinal")?.sql).toBe(
       "CREATE UNIQUE INDEX recall_records_ordinal ON recall_record_rows (conversation_ref, ordinal)",
     );
-    expect(indexes.map((i) => i.name).sort()).toEqual([
-      "recall_records_key",
-      "recall_records_ordinal",
-      "recall_records_time",
-    ]);
+    expect(indexes.map((i) => i.name)).toEqual(
+      expect.arrayContaining(["recall_records_key", "recall_records_ordinal", "recall_records_time"]),
+    );
     const insert = db.prepare(
       `INSERT INTO recall_record_rows (conversation_ref, ordinal, record_key, at, role, kind, text)
        VALUES ((SELECT ref FROM recall_conversations WHERE id = ?), ?, ?, ?, 'user', 'transcript', ?)`,
@@ -385,7 +402,13 @@ describe("history store", () => {
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     const db = store.db;
     expect(store.migration).toMatchObject({ from: 12, to: LATEST });
-    expect({ documents: hits(db, "recall_documents"), records: hits(db, "recall_records") }).toEqual(before);
+    // Schema 16 keeps documents' ids; a record takes its document's, the others are numbered anew.
+    const recordId = (key: string) =>
+      db.prepare("SELECT id FROM recall_records WHERE record_key = ?").pluck().get(key) as number;
+    expect(hits(db, "recall_documents")).toEqual(before.documents);
+    const hitIds = (rows: unknown[]) => (rows as { hit_id: string | null }[]).map((r) => r.hit_id).sort();
+    expect(hitIds(hits(db, "recall_records"))).toEqual(hitIds(before.records));
+    expect([recordId("k0"), recordId("m1"), recordId("t9:42"), recordId("k1")]).toEqual([1, 2, 3, 7]);
     expect(db.prepare("SELECT own_hit_id FROM recall_documents ORDER BY id").pluck().all()).toEqual([
       null,
       "message:m1",
@@ -395,28 +418,28 @@ describe("history store", () => {
     ]);
     expect(db.prepare("SELECT own_hit_id FROM recall_records ORDER BY id").pluck().all()).toEqual([
       null,
-      "",
       "message:m1",
       null,
+      "",
     ]);
     for (const { id, hit_id } of before.documents as { id: number; hit_id: string }[])
       expect(documentIdOfHit(db, hit_id)).toBe(id);
     expect(documentIdOfHit(db, "transcript:claude:s1:k1")).toBeUndefined();
     expect(documentIdOfHit(db, "chat:1:5:extra")).toBeUndefined();
     expect(recordIdOfHit(db, "claude:s1", "transcript:claude:s1:k0")).toBe(1);
-    expect(recordIdOfHit(db, "bridge:t1", "message:m1")).toBe(3);
-    expect(recordIdOfHit(db, "codex:t9", "transcript:codex:t9:42")).toBe(4);
+    expect(recordIdOfHit(db, "bridge:t1", "message:m1")).toBe(2);
+    expect(recordIdOfHit(db, "codex:t9", "transcript:codex:t9:42")).toBe(3);
     expect(documentIdOfHit(db, "transcript:codex:t9:t9:42")).toBeUndefined();
     expect(recordIdOfHit(db, "claude:s1", "transcript:claude:s1:k1")).toBeUndefined();
     const indexes = db
-      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_documents'")
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_record_rows'")
       .all() as { name: string; sql: string }[];
     expect(indexes.map((i) => i.name)).not.toContain("recall_documents_hit");
-    expect(indexes.find((i) => i.name === "recall_documents_conversation")?.sql).toBe(
-      "CREATE INDEX recall_documents_conversation ON recall_documents (conversation, source_key)",
+    expect(indexes.map((i) => i.name)).toEqual(
+      expect.arrayContaining(["recall_records_key", "recall_documents_own_hit"]),
     );
-    expect(indexes.map((i) => i.name)).toContain("recall_documents_own_hit");
-    // The sequence survived the rebuild: the deleted document's id is not given again.
+    // The sequence survived the rebuilds: the deleted document's id (6) is not given again, nor
+    // the one the record without a document took (7).
     db.prepare(doc.source.replace("hit_id", "own_hit_id")).run(
       "k9",
       null,
@@ -424,7 +447,7 @@ describe("history store", () => {
       "heron new",
       "claude:s1",
     );
-    expect(db.prepare("SELECT id FROM recall_documents WHERE source_key = 'k9'").pluck().get()).toBe(7);
+    expect(db.prepare("SELECT id FROM recall_documents WHERE source_key = 'k9'").pluck().get()).toBe(8);
     expect(db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH 'egret'").pluck().all()).toEqual([
       2,
     ]);
@@ -533,24 +556,28 @@ describe("history store", () => {
       insert(old, key!, body!);
     old.prepare("INSERT INTO recall_document_participants (identity, document) VALUES ('peer-1', 3)").run();
     const before = old.prepare("SELECT * FROM recall_documents ORDER BY id").all();
-    const indexes = (db: Database.Database) =>
-      db
-        .prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'recall_documents' ORDER BY name")
-        .all();
-    const dependents = indexes(old);
     old.close();
 
     const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
     const db = store.db;
     expect(store.migration).toMatchObject({ from: 7, to: LATEST });
-    expect(db.prepare("SELECT * FROM recall_documents ORDER BY id").all()).toEqual(
-      (before as object[]).map((r) => withOwnHit({ ...r, record: null })),
+    expect(documentsNow(db)).toEqual(
+      (before as object[]).map((r) => inConversation(withOwnHit({ ...r, record: null }))),
     );
-    // The FTS triggers are schema 10's (fts-lean tests), the hit and conversation indexes schema
-    // 13's (below); the rest came back verbatim.
-    const kept = (r: unknown) =>
-      !/^recall_documents($|_fts_|_hit$|_own_hit$|_conversation$)/.test((r as { name: string }).name);
-    expect(indexes(db).filter(kept)).toEqual(dependents.filter(kept));
+    // Schema 16: the documents' indexes are their rows'.
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_record_rows'")
+      .pluck()
+      .all();
+    expect(indexes).toEqual(
+      expect.arrayContaining([
+        "recall_documents_key",
+        "recall_documents_at",
+        "recall_documents_project",
+        "recall_documents_chat",
+        "recall_documents_job",
+      ]),
+    );
     expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([3]);
     db.prepare("DELETE FROM recall_documents WHERE id = 3").run();
     insert(db, "d", "heron four");

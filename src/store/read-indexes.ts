@@ -2,41 +2,46 @@ import { deferDocumentKeys, documentKeysIndexed } from "./document-keys.js";
 import { deferFtsMerges, ftsMergesDeferred, mergeDeferredFts } from "./fts-merge.js";
 import type { Db } from "./open.js";
 
-/** The documents' key (source, source key): every document write looks it up. */
+/** The documents' key: every document write looks its (source, key) up. */
 export const DOCUMENT_KEY_INDEX = "recall_documents_key";
-
-/** Serves the few writes that select documents by conversation (see restoreReadIndex). */
-export const CONVERSATION_INDEX = "recall_documents_conversation";
 
 /**
  * Secondary indexes that serve only reads (filters, time order, hit ids, export and forget
- * lookups): no statement a backfill runs needs them, but for a few rare writes that build the
- * conversation index first (restoreReadIndex). Kept one row at a time they cost a first
+ * lookups): no statement a backfill runs needs them. Kept one row at a time they cost a first
  * backfill several percent of its time (the hit-id and conversation indexes alone 5.5 s of a
  * 35 s store-only replay at 1M), so a foreground backfill drops those of empty tables (all of
- * them on a first backfill; the documents' after a reindex reset, when retained records and raw
- * chunks stay and a rebuild reads them back) and builds each once, sorted, at its end.
- * Definitions are history-v1's, v5's, v6's, v13's and v14's, verbatim. Stored hit ids stay unique
- * without their index meanwhile: a source derives each from the (source, key) that the documents'
- * key keeps single (ensureReadIndexes still copes with a duplicate).
+ * them on a first backfill) and builds each once, sorted, at its end. Definitions are
+ * history-v16's and the raw chunks' (history-v1's), verbatim. A record's row holds its document
+ * (schema 16): the documents' indexes are the rows'; lookups by conversation go through the
+ * rows' key (conversation, key), which is always there.
  */
 const READ_INDEXES: readonly { name: string; table: string; columns: string; unique?: boolean }[] = [
-  // Not a read index: the writers' key (history-v5.ts). Deferred all the same, with an exact
+  // Not a read index: the writers' key (a document's key across conversations: a line copied into
+  // a resumed session keeps its document in the first). Deferred all the same, with an exact
   // in-memory stand-in for the writer's lookups meanwhile (store/document-keys.ts).
-  { name: DOCUMENT_KEY_INDEX, table: "recall_documents", columns: "(source, source_key)", unique: true },
-  // Hit ids derived from (conversation, key) are looked up through the conversation index; the
-  // few stored whole have their own (store/hit-ids.ts, history-v13.ts).
+  {
+    name: DOCUMENT_KEY_INDEX,
+    table: "recall_record_rows",
+    columns: "(record_key) WHERE projection_version IS NOT NULL",
+  },
+  // Hit ids derived from (conversation, key) are looked up through the rows' key; the few stored
+  // whole have their own (store/hit-ids.ts).
   {
     name: "recall_documents_own_hit",
-    table: "recall_documents",
+    table: "recall_record_rows",
     columns: "(own_hit_id) WHERE own_hit_id IS NOT NULL",
-    unique: true,
   },
-  { name: CONVERSATION_INDEX, table: "recall_documents", columns: "(conversation, source_key)" },
-  { name: "recall_documents_at", table: "recall_documents", columns: "(at)" },
-  { name: "recall_documents_session", table: "recall_documents", columns: "(session)" },
-  { name: "recall_documents_project", table: "recall_documents", columns: "(project, at)" },
-  { name: "recall_documents_chat", table: "recall_documents", columns: "(app_id, chat_id)" },
+  { name: "recall_documents_at", table: "recall_record_rows", columns: "(at)" },
+  {
+    name: "recall_documents_project",
+    table: "recall_record_rows",
+    columns: "(project, at) WHERE project IS NOT NULL",
+  },
+  {
+    name: "recall_documents_chat",
+    table: "recall_record_rows",
+    columns: "(app_id, chat_id) WHERE app_id IS NOT NULL",
+  },
   // Not a read index either: the records' ordinal key (history-v6.ts). No write looks it up, so
   // it needs no stand-in while deferred: each ordinal comes from recall_conversations.
   {

@@ -2,6 +2,7 @@ import { endianness } from "node:os";
 import type { Db } from "./open.js";
 import { hasTable, hasTableOnce, pluckedStatement, statement } from "./statements.js";
 import { documentBody, RECORD_TEXT_COLUMN, type StoredBody } from "./document-text.js";
+import { rowsHoldDocuments } from "./record-rows.js";
 
 /** One term's persisted statistics (schema v12, recall_term_lists). */
 export interface StoredTermStats {
@@ -186,9 +187,10 @@ export function vocabularyAfter(db: Db, after: string, limit: number): Vocabular
 
 /** Bodies of up to `n` documents spread over the id range (a sample of the index's vocabulary). */
 export function sampleBodies(db: Db, n: number): string[] {
-  const range = statement(db, "SELECT min(id) AS lo, max(id) AS hi FROM recall_documents").get() as {
-    lo: number | null;
-    hi: number | null;
+  const table = rowsHoldDocuments(db) ? "recall_record_rows" : "recall_documents";
+  const range = {
+    lo: pluckedStatement(db, `SELECT min(id) FROM ${table}`).get() as number | null,
+    hi: pluckedStatement(db, `SELECT max(id) FROM ${table}`).get() as number | null,
   };
   if (range.lo === null || range.hi === null) return [];
   const at = statement(

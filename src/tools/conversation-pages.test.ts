@@ -82,11 +82,12 @@ describe("conversation pages", () => {
     await session(40);
     const db = h!.store.db;
     const hit = `transcript:claude:${SESSION}:r25`;
+    // A document whose record is not retained is a row of its own, without an ordinal (schema 16).
     db.prepare(
-      "UPDATE recall_record_rows SET own_hit_id = '' WHERE id = (SELECT id FROM recall_records WHERE hit_id = ?)",
+      "UPDATE recall_record_rows SET ordinal = -id WHERE id = (SELECT id FROM recall_records WHERE hit_id = ?)",
     ).run(hit);
     const window = readWindowAround(db, { id: ID, around: hit, limit: 10 });
-    // Five older records, then the newer page from the hit's time (its record carries no hit id).
+    // Five older records, then the newer page from the hit's time (it has no record).
     expect(window.records.map(keyOf).slice(0, 5)).toEqual(["r20", "r21", "r22", "r23", "r24"]);
     expect(window.records.map(keyOf)).toContain("r26");
     expect(() => readWindowAround(db, { id: ID, around: "transcript:claude:other:r1", limit: 10 })).toThrow(

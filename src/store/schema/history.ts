@@ -14,6 +14,7 @@ import { historyV12 } from "./history-v12.js";
 import { historyV13 } from "./history-v13.js";
 import { historyV14 } from "./history-v14.js";
 import { historyV15 } from "./history-v15.js";
+import { historyV16 } from "./history-v16.js";
 
 export type { HistorySchemaContext };
 
@@ -34,4 +35,5 @@ export const HISTORY_MIGRATIONS: readonly Migration<HistorySchemaContext>[] = [
   historyV13,
   historyV14,
   historyV15,
+  historyV16,
 ];
