@@ -510,6 +510,112 @@ describe("history store", () => {
     store.close();
   });
 
+  it.each(["fts5", "plain"] as const)(
+    "v16 folds each %s document into its record's row: the views read as before, ids are never reused",
+    async (engine) => {
+      const { dir, old } = await indexAtVersion(15, engine);
+      const conversation = old.prepare(
+        "INSERT INTO recall_conversations (id, source, agent, kind, project, session) VALUES (?, ?, ?, ?, ?, ?)",
+      );
+      conversation.run("claude:s1", "claude-code", "claude", "transcript", "/p/a", "s1");
+      conversation.run("claude:s2", "claude-code", "claude", "transcript", "/p/a", "s2");
+      conversation.run("bridge:t1", "bridge", "bridge", "message", "/p/a", "t1");
+      const record = old.prepare(
+        `INSERT INTO recall_record_rows (conversation_ref, ordinal, record_key, at, role, kind, own_hit_id, text)
+         VALUES ((SELECT ref FROM recall_conversations WHERE id = ?), ?, ?, ?, 'user', ?, ?, ?)`,
+      );
+      const doc = old.prepare(
+        `INSERT INTO recall_documents (source, source_key, own_hit_id, kind, agent, at, project, session, conversation,
+           role, title, body, projection_version, fts_deferred, record)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'user', '', ?, 1, 0, ?)`,
+      );
+      const rec = (...args: unknown[]) => Number(record.run(...args).lastInsertRowid);
+      // A transcript's record and document; a record without one (not searched); a line copied into
+      // a resumed session (its document stays the first conversation's); a bridge message with its
+      // sender's project and a participant; a document deleted before the migration. Bodies are
+      // stored whole: a body '' stands for the record's text, which this insert does not index.
+      const k0 = rec("claude:s1", 0, "k0", 10, "transcript", null, "heron decision");
+      rec("claude:s1", 1, "k1", 11, "transcript", "", "[tool output]");
+      const gone = rec("claude:s1", 2, "k2", 12, "transcript", null, "egret gone");
+      rec("claude:s2", 0, "k0", 20, "transcript", null, "heron decision");
+      const m1 = rec("bridge:t1", 0, "m1", 30, "message", "message:m1", "osprey message");
+      const transcriptDoc = (key: string, at: number, text: string, id: number) =>
+        doc.run("claude-code", key, null, "transcript", "claude", at, "/p/a", "s1", "claude:s1", text, id);
+      transcriptDoc("k0", 10, "heron decision", k0);
+      doc.run(
+        "bridge",
+        "m1",
+        "message:m1",
+        "message",
+        "bridge",
+        30,
+        "/p/b",
+        "t1",
+        "bridge:t1",
+        "osprey message",
+        m1,
+      );
+      transcriptDoc("k2", 12, "egret", gone); // the highest id, deleted below: never given again
+      old.prepare("INSERT INTO recall_document_participants (identity, document) VALUES ('peer-1', 2)").run();
+      old.prepare("DELETE FROM recall_documents WHERE source_key = 'k2'").run();
+      old.prepare("DELETE FROM recall_record_rows WHERE id = ?").run(gone);
+      const documents = (db: Database.Database) =>
+        db
+          .prepare(
+            `SELECT id, source, source_key, hit_id, kind, agent, at, project, session, conversation, title, body
+             FROM recall_documents ORDER BY id`,
+          )
+          .all();
+      const records = (db: Database.Database) =>
+        db
+          .prepare(
+            "SELECT conversation, ordinal, record_key, at, kind, hit_id, text FROM recall_records ORDER BY conversation, ordinal",
+          )
+          .all();
+      const before = { documents: documents(old), records: records(old) };
+      old.close();
+
+      const store = await openHistoryStore({ home: dir, projectionVersion: 1 });
+      const db = store.db;
+      expect(store.migration).toMatchObject({ from: 15, to: LATEST });
+      expect(documents(db)).toEqual(before.documents);
+      expect(records(db)).toEqual(before.records);
+      // A record keeps its document's id; the others are numbered above every id given before.
+      const id = (conversation: string, key: string) =>
+        db
+          .prepare("SELECT id FROM recall_records WHERE conversation = ? AND record_key = ?")
+          .pluck()
+          .get(conversation, key);
+      expect([id("claude:s1", "k0"), id("bridge:t1", "m1")]).toEqual([1, 2]);
+      expect([id("claude:s1", "k1"), id("claude:s2", "k0")]).toEqual([4, 5]);
+      expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([2]);
+      const found = (word: string) =>
+        (engine === "fts5"
+          ? db
+              .prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid")
+              .pluck()
+              .all(word)
+          : db.prepare("SELECT id FROM recall_plain WHERE folded LIKE ? ORDER BY id").pluck().all(`%${word}%`)
+        ).map(Number);
+      expect(found("osprey")).toEqual([2]);
+      // Written through the view: a new document takes an id above them all, a deleted one leaves
+      // its record, and its participants and text index rows go.
+      db.prepare(
+        `INSERT INTO recall_documents (source, source_key, kind, agent, at, conversation, role, title, body,
+           projection_version) VALUES ('claude-code', 'k3', 'transcript', 'claude', 13, 'claude:s1', 'user', '', ?, 1)`,
+      ).run("kestrel late");
+      expect(db.prepare("SELECT id FROM recall_documents WHERE source_key = 'k3'").pluck().get()).toBe(6);
+      expect(found("kestrel")).toEqual([6]);
+      db.prepare("DELETE FROM recall_documents WHERE source_key = 'm1'").run();
+      expect(found("osprey")).toEqual([]);
+      expect(id("bridge:t1", "m1")).toBe(2);
+      expect(db.prepare("SELECT count(*) FROM recall_document_participants").pluck().get()).toBe(0);
+      expect(db.pragma("foreign_key_check")).toEqual([]);
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      store.close();
+    },
+  );
+
   it("gives back the pages a rebuilding migration freed, and a new index's open leaves its file as it is", async () => {
     const { dir, old } = await indexAtVersion(12, "fts5");
     const { record, doc } = v12Writers(old);
