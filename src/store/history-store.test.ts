@@ -103,6 +103,13 @@ describe("history store", () => {
     return { ...row, conversation: r.conversation ?? `${r.source}:${r.source_key}` };
   };
 
+  /** The rows the engine's text index finds `word` in. */
+  const rowsWith = (db: Database.Database, engine: "fts5" | "plain", word: string) =>
+    (engine === "fts5"
+      ? db.prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid").pluck().all(word)
+      : db.prepare("SELECT id FROM recall_plain WHERE folded LIKE ? ORDER BY id").pluck().all(`%${word}%`)
+    ).map(Number);
+
   /** Writers of a schema-12 index, which stores every hit id: (conversation, ordinal, key, kind, hit id, text) and (key, hit id, kind, body, conversation). */
   const v12Writers = (old: Database.Database) => ({
     record: old.prepare(
@@ -276,14 +283,7 @@ describe("history store", () => {
       insert(db, "d", "heron late note");
       db.prepare("UPDATE recall_documents SET body = 'egret revised' WHERE source_key = 'b'").run();
       if (engine === "fts5") replaceFts(db, 2, { title: "", body: "egret revised" });
-      const found = (word: string) =>
-        (engine === "fts5"
-          ? db
-              .prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid")
-              .pluck()
-              .all(word)
-          : db.prepare("SELECT id FROM recall_plain WHERE folded LIKE ? ORDER BY id").pluck().all(`%${word}%`)
-        ).map(Number);
+      const found = (word: string) => rowsWith(db, engine, word);
       expect(found("heron")).toEqual([3, 4]);
       expect(found("revised")).toEqual([2]);
       db.prepare("DELETE FROM recall_documents WHERE source_key = 'c'").run();
@@ -589,14 +589,7 @@ describe("history store", () => {
       expect([id("claude:s1", "k0"), id("bridge:t1", "m1")]).toEqual([1, 2]);
       expect([id("claude:s1", "k1"), id("claude:s2", "k0")]).toEqual([4, 5]);
       expect(db.prepare("SELECT document FROM recall_document_participants").pluck().all()).toEqual([2]);
-      const found = (word: string) =>
-        (engine === "fts5"
-          ? db
-              .prepare("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid")
-              .pluck()
-              .all(word)
-          : db.prepare("SELECT id FROM recall_plain WHERE folded LIKE ? ORDER BY id").pluck().all(`%${word}%`)
-        ).map(Number);
+      const found = (word: string) => rowsWith(db, engine, word);
       expect(found("osprey")).toEqual([2]);
       // Written through the view: a new document takes an id above them all, a deleted one leaves
       // its record, and its participants and text index rows go.
