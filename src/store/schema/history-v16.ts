@@ -68,11 +68,11 @@ const ROWS_TABLE = `
 
 /**
  * The views readers read. A document is its record's row with a projection version; the source,
- * agent, session and conversation id are its conversation's. A row that only carries a document
- * (none is written since schema 16; an older index may hold one) has a negative ordinal and is
- * no record.
+ * agent, session and conversation id are its conversation's. A row this migration made for a
+ * document that had no record of its own (no writer leaves one since schema 10) has a negative
+ * ordinal and is no record.
  */
-export const HISTORY_VIEWS_SQL = `
+const HISTORY_VIEWS_SQL = `
   CREATE VIEW recall_records AS
     SELECT r.id AS id, c.id AS conversation, r.ordinal AS ordinal, r.record_key AS record_key, r.at AS at,
       r.role AS role, r.kind AS kind, r.own_hit_id AS own_hit_id,
