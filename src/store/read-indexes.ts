@@ -50,7 +50,11 @@ const READ_INDEXES: readonly { name: string; table: string; columns: string; uni
     columns: "(conversation_ref, ordinal)",
     unique: true,
   },
-  { name: "recall_records_time", table: "recall_record_rows", columns: "(conversation_ref, at, ordinal)" },
+  {
+    name: "recall_records_time",
+    table: "recall_record_rows",
+    columns: "(conversation_ref, at, ordinal, projection_version)",
+  },
   { name: "recall_raw_chunks_source", table: "recall_raw_chunks", columns: "(source, id)" },
   { name: "recall_raw_chunks_conversation", table: "recall_raw_chunks", columns: "(conversation)" },
   { name: "recall_raw_chunks_time", table: "recall_raw_chunks", columns: "(first_at)" },

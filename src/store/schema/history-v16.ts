@@ -257,7 +257,9 @@ export const historyV16: Migration<HistorySchemaContext> = {
       -- again around a first load).
       CREATE UNIQUE INDEX recall_records_key ON recall_record_rows (conversation_ref, record_key);
       CREATE UNIQUE INDEX recall_records_ordinal ON recall_record_rows (conversation_ref, ordinal);
-      CREATE INDEX recall_records_time ON recall_record_rows (conversation_ref, at, ordinal);
+      -- The projection version too: a source's documents are counted in this index alone
+      -- (coverage, recall status: 31–36 ms for 345k at 1M demo messages, 160–665 ms without it).
+      CREATE INDEX recall_records_time ON recall_record_rows (conversation_ref, at, ordinal, projection_version);
       CREATE INDEX recall_documents_key ON recall_record_rows (record_key) WHERE projection_version IS NOT NULL;
       CREATE INDEX recall_documents_own_hit ON recall_record_rows (own_hit_id) WHERE own_hit_id IS NOT NULL;
       CREATE INDEX recall_documents_at ON recall_record_rows (at);
