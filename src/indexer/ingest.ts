@@ -138,10 +138,8 @@ const RETITLED_DOCUMENTS = `
   WHERE d.conversation = ? AND d.title IS NOT ?`;
 const DELETE_DOCUMENT = `DELETE FROM recall_documents WHERE id = ?`;
 
-const RESET_DOCUMENTS = `DELETE FROM recall_documents WHERE conversation = ?`;
 const DELETE_RECORD = `DELETE FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF} AND record_key = ?`;
 const DELETE_RECORD_ID = `DELETE FROM recall_record_rows WHERE id = ?`;
-const DELETE_SOURCE_DOCUMENT = `DELETE FROM recall_documents WHERE source = ? AND source_key = ? AND conversation = ?`;
 const HAS_RECORDS = `SELECT 1 FROM recall_record_rows WHERE conversation_ref = ${CONVERSATION_REF} LIMIT 1`;
 const DELETE_CONVERSATION = `DELETE FROM recall_conversations WHERE id = ? AND source = ?`;
 const CONVERSATION_META = `SELECT title, project FROM recall_conversations WHERE id = ?`;
@@ -263,8 +261,9 @@ export function writeBatch(db: Db, batch: PreparedBatch, options: IngestOptions)
         batch.conversations.some((c) => c.kind === "chat"))
     )
       flushFts(db);
+    // A record's row holds its document (schema 16): deleting the rows takes both, and their
+    // FTS rows (trigger) and participants (foreign key).
     for (const id of batch.resets) {
-      statement(db, RESET_DOCUMENTS).run(id);
       statement(db, RESET_RECORDS).run(id);
       statement(db, RESET_CONVERSATION).run(id);
     }
@@ -429,11 +428,8 @@ function removeDeleted(
   deletions: { conversation: string; sourceKey: string }[],
 ): void {
   const touched = new Set<string>();
-  // Rare (a message deleted in an app): worth the key index, even mid first load.
-  if (deletions.length > 0) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
   for (const d of deletions) {
-    statement(db, DELETE_RECORD).run(d.conversation, d.sourceKey);
-    statement(db, DELETE_SOURCE_DOCUMENT).run(source, d.sourceKey, d.conversation);
+    statement(db, DELETE_RECORD).run(d.conversation, d.sourceKey); // its document with it
     touched.add(d.conversation);
   }
   for (const id of touched) {
@@ -464,10 +460,6 @@ function removeSuperseded(
     if (fts) flushFtsRow(db, stale.id);
     statement(db, DELETE_RECORD_ID).run(stale.id);
     fresh?.delete(key);
-    const doc = findDocument(db, conv.source, key);
-    if (!doc || doc.conversation !== conv.id) continue;
-    if (fts) flushFtsRow(db, doc.id); // its trigger deletes the FTS row, which must exist by then
-    statement(db, DELETE_DOCUMENT).run(doc.id);
   }
 }
 

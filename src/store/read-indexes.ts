@@ -100,9 +100,9 @@ export function forgetIndexState(db: Db): void {
 }
 
 /**
- * Builds one read index now if a first load dropped it: a file replaced mid-load resets its
- * conversation's documents, and a chat renamed mid-load retitles them, by conversation. Those
- * are rare, and without the index each would scan every document.
+ * Builds one read index now if a first load dropped it: the documents' key, which every document
+ * write looks up, when no in-memory stand-in serves meanwhile or it cannot hold an id
+ * (store/document-keys.ts).
  */
 export function restoreReadIndex(db: Db, name: string): void {
   let known = present.get(db);

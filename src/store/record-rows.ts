@@ -1,4 +1,5 @@
 import type { Db } from "./open.js";
+import { hasViewOnce, pluckedStatement, statement } from "./statements.js";
 
 /**
  * Records are stored in recall_record_rows, which names each record's conversation by its
@@ -13,22 +14,13 @@ export const CONVERSATION_REF = "(SELECT ref FROM recall_conversations WHERE id 
 export const conversationRefOf = (name: string): string =>
   `(SELECT ref FROM recall_conversations WHERE id = @${name})`;
 
-const holdDocuments = new WeakMap<Db, boolean>();
-
 /**
  * Whether records' rows hold their documents (history.db from schema 16: `recall_documents` is a
  * view over recall_record_rows). Asked once per connection: a reader that saw the older layout
  * keeps reading through statements that stay right on the newer one.
  */
 export function rowsHoldDocuments(db: Db): boolean {
-  let holds = holdDocuments.get(db);
-  if (holds === undefined) {
-    holds =
-      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'recall_documents'").get() !==
-      undefined;
-    holdDocuments.set(db, holds);
-  }
-  return holds;
+  return hasViewOnce(db, "recall_documents");
 }
 
 /**
@@ -37,10 +29,9 @@ export function rowsHoldDocuments(db: Db): boolean {
  * 16: a document is its record's row, and taking it away clears the row's document).
  */
 export function deleteDocuments(db: Db, where: string, ...params: unknown[]): number {
-  const n = db
-    .prepare(`SELECT count(*) FROM recall_documents WHERE ${where}`)
-    .pluck()
-    .get(...params) as number;
-  if (n > 0) db.prepare(`DELETE FROM recall_documents WHERE ${where}`).run(...params);
+  const n = pluckedStatement(db, `SELECT count(*) FROM recall_documents WHERE ${where}`).get(
+    ...params,
+  ) as number;
+  if (n > 0) statement(db, `DELETE FROM recall_documents WHERE ${where}`).run(...params);
   return n;
 }

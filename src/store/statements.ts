@@ -26,21 +26,36 @@ export function pluckedStatement(db: Db, sql: string): Statement {
 
 /** Whether the connection's main schema has a table (a virtual one included) of this name. */
 export function hasTable(db: Db, name: string): boolean {
+  return hasSchemaObject(db, "table", name);
+}
+
+function hasSchemaObject(db: Db, type: "table" | "view", name: string): boolean {
   return (
-    statement(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+    statement(db, "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?").get(type, name) !== undefined
   );
 }
 
-const knownTables = new WeakMap<Db, Map<string, boolean>>();
+const knownObjects = new WeakMap<Db, Map<string, boolean>>();
 
 /**
- * hasTable asked once per connection, its answer kept: for readers choosing how to read an index
- * they never migrate (a table a migration adds later on the same connection goes unseen).
+ * Asked once per connection, its answer kept: for readers choosing how to read an index they
+ * never migrate (a table or view a migration adds later on the same connection goes unseen).
  */
-export function hasTableOnce(db: Db, name: string): boolean {
-  let known = knownTables.get(db);
-  if (!known) knownTables.set(db, (known = new Map<string, boolean>()));
-  let has = known.get(name);
-  if (has === undefined) known.set(name, (has = hasTable(db, name)));
+function hasSchemaObjectOnce(db: Db, type: "table" | "view", name: string): boolean {
+  let known = knownObjects.get(db);
+  if (!known) knownObjects.set(db, (known = new Map<string, boolean>()));
+  const key = `${type} ${name}`;
+  let has = known.get(key);
+  if (has === undefined) known.set(key, (has = hasSchemaObject(db, type, name)));
   return has;
+}
+
+/** hasTable asked once per connection (hasSchemaObjectOnce). */
+export function hasTableOnce(db: Db, name: string): boolean {
+  return hasSchemaObjectOnce(db, "table", name);
+}
+
+/** Whether the connection's main schema has a view of this name, asked once per connection. */
+export function hasViewOnce(db: Db, name: string): boolean {
+  return hasSchemaObjectOnce(db, "view", name);
 }
