@@ -1,4 +1,5 @@
 import os from "node:os";
+import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { fig, type Figure } from "./measure.js";
 
@@ -10,6 +11,8 @@ export interface MachineInfo {
   node: string;
   sqlite: string;
   loadAverage: Figure;
+  /** A fixed workload's time on this machine now (machineSpeed): how runs on other days compare. */
+  speed: Figure;
 }
 
 /** Where the numbers were measured. */
@@ -26,5 +29,55 @@ export function machineInfo(): MachineInfo {
     node: process.version,
     sqlite,
     loadAverage: fig(Math.round(os.loadavg()[0]! * 100) / 100, "runnable tasks (1 min)"),
+    speed: fig(machineSpeed(), "ms"),
   };
+}
+
+/**
+ * The same virtual machine type is not always as fast: on two days the same build's 1M figures
+ * differed by 1.6-2.2x (indexing and searches alike). This times a fixed
+ * workload of recall's own kinds, each run alike: 20,000 generated rows written into an FTS5
+ * table in memory, 300 ranked two-word searches over it, and the rows' text counted in
+ * JavaScript. The least of three runs, in ms; a run with twice the figure meets half the speed.
+ */
+export function machineSpeed(): number {
+  let best = Infinity;
+  for (let run = 0; run < 3; run++) {
+    const started = performance.now();
+    speedWorkload();
+    best = Math.min(best, performance.now() - started);
+  }
+  return Math.round(best);
+}
+
+const SPEED_ROWS = 20_000;
+const SPEED_WORDS = 2_000;
+
+/** Returns what it counted, so no step is optimised away. */
+function speedWorkload(): number {
+  let seed = 42;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  // Word k drawn about 1/(k+1) as often: a few common words and a long tail, as chat text has.
+  const word = () => `w${Math.floor(Math.exp((next() / 2 ** 32) * Math.log(SPEED_WORDS + 1))) - 1}`;
+  const db = new Database(":memory:");
+  try {
+    db.exec("CREATE VIRTUAL TABLE t USING fts5(body)");
+    const insert = db.prepare("INSERT INTO t (rowid, body) VALUES (?, ?)");
+    const texts: string[] = [];
+    db.transaction(() => {
+      for (let i = 1; i <= SPEED_ROWS; i++) {
+        const text = Array.from({ length: 12 + (next() % 40) }, word).join(" ");
+        texts.push(text);
+        insert.run(i, text);
+      }
+    })();
+    const search = db.prepare("SELECT rowid, bm25(t) AS s FROM t WHERE t MATCH ? ORDER BY s LIMIT 10");
+    for (let q = 0; q < 300; q++) search.all(`${word()} ${word()}`);
+    let count = 0;
+    for (const text of texts)
+      for (let at = text.indexOf("w1"); at !== -1; at = text.indexOf("w1", at + 1)) count++;
+    return count;
+  } finally {
+    db.close();
+  }
 }

@@ -436,7 +436,7 @@ export function renderReport(result: BenchResult): string {
   const out: string[] = [
     `# recall benchmark`,
     ``,
-    `Machine: ${m.cpu}, ${fmt(m.cores)}, ${fmt(m.memory)} RAM, ${m.platform}, Node ${m.node}, SQLite ${m.sqlite}; load average at start ${fmt(m.loadAverage, 2)}. Started ${result.startedAt}, took ${fmt(result.seconds)}.`,
+    `Machine: ${m.cpu}, ${fmt(m.cores)}, ${fmt(m.memory)} RAM, ${m.platform}, Node ${m.node}, SQLite ${m.sqlite}; load average at start ${fmt(m.loadAverage, 2)}; speed workload ${fmt(m.speed)} (machine.ts machineSpeed: lower is faster). Started ${result.startedAt}, took ${fmt(result.seconds)}.`,
     ``,
   ];
   for (const s of result.scales) {
