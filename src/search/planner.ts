@@ -356,7 +356,7 @@ const FIRST_IMPACT_BATCH = 32;
  * An approximate impact answer stops when its first STABLE_HEAD rows survive this many full
  * batches unchanged. One rather than two: at 1M messages the queries that stop so score 256
  * rows fewer (identifiers 736 instead of 992, three common words 992-1,504 instead of
- * 1,248-1,760; their first call in a fresh process 20-26 ms instead of 29-39), for a mean
+ * 1,248-1,760; their first call in a fresh process 20-29 ms instead of 29-39), for a mean
  * top-10 overlap with the reference of 0.956 instead of 0.961 on the demo's common words and no
  * other change over 200 queries per class on either corpus.
  */
