@@ -34,11 +34,11 @@ export function machineInfo(): MachineInfo {
 }
 
 /**
- * The same virtual machine type is not always as fast: on two days the same build's 1M figures
- * differed by 1.6-2.3x (indexing and searches alike). This times a fixed
- * workload of recall's own kinds, each run alike: 20,000 generated rows written into an FTS5
- * table in memory, 300 ranked two-word searches over it, and the rows' text counted in
- * JavaScript. The least of three runs, in ms; a run with twice the figure meets half the speed.
+ * The same virtual machine type is not always as fast: on one day, hours apart, the same build's
+ * 1M figures differed by 1.6-2.3x (indexing and searches alike). This times a fixed workload of
+ * recall's own kinds, each run alike: 20,000 generated rows written into an FTS5 table in
+ * memory, 300 ranked two-word searches over it, and the rows' text counted in JavaScript. The
+ * least of three runs, in ms; a run with twice the figure meets half the speed.
  */
 export function machineSpeed(): number {
   let best = Infinity;

@@ -216,7 +216,7 @@ function rowLengths(db: Db, ids: readonly number[]): Map<number, number> {
  * tokenized here exactly as unicode61 does; any other row is counted by FTS5, term-marks.ts),
  * the row length from the index's docsize table. Rows failing the filters are dropped, and so
  * are rows lacking a term when every term is required, before their length is looked up: most
- * rows an AND query's impact plan reads lack one (at 1M demo messages, 1,537–1,747 of the first
+ * rows an AND query's impact plan reads lack one (at 1M demo messages, 1,608–1,747 of the first
  * 1,760 for three common words), and the length is a B-tree read of its own per row.
  */
 function scoreRows(db: Db, request: RankRequest, s: Scorer, ids: readonly number[]): RankedRow[] {
