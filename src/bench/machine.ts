@@ -1,6 +1,7 @@
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
+import { Rng } from "../demo/rng.js";
 import { fig, type Figure } from "./measure.js";
 
 export interface MachineInfo {
@@ -55,10 +56,9 @@ const SPEED_WORDS = 2_000;
 
 /** Returns what it counted, so no step is optimised away. */
 function speedWorkload(): number {
-  let seed = 42;
-  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
-  // Word k drawn about 1/(k+1) as often: a few common words and a long tail, as chat text has.
-  const word = () => `w${Math.floor(Math.exp((next() / 2 ** 32) * Math.log(SPEED_WORDS + 1))) - 1}`;
+  const rng = new Rng(42);
+  // Word k drawn about 1/(k+1) as often (log-uniform): a few common words and a long tail.
+  const word = () => `w${Math.floor(Math.exp(rng.next() * Math.log(SPEED_WORDS + 1))) - 1}`;
   const db = new Database(":memory:");
   try {
     db.exec("CREATE VIRTUAL TABLE t USING fts5(body)");
@@ -66,7 +66,7 @@ function speedWorkload(): number {
     const texts: string[] = [];
     db.transaction(() => {
       for (let i = 1; i <= SPEED_ROWS; i++) {
-        const text = Array.from({ length: 12 + (next() % 40) }, word).join(" ");
+        const text = Array.from({ length: 12 + rng.int(40) }, word).join(" ");
         texts.push(text);
         insert.run(i, text);
       }
