@@ -43,6 +43,14 @@ describe("projectTranscriptTurn: text and reasoning", () => {
     expect(onlyThinking).toMatchObject({ text: "", indexable: false });
   });
 
+  it("a search text is the read text without its read-only lines, shaped alike or not", () => {
+    const t = turn("assistant", [
+      { type: "text", text: "Deploy went fine.\n[context]\nNext: the release notes." },
+    ]);
+    expect(read(t).text).toBe("Deploy went fine.\n[context]\nNext: the release notes.");
+    expect(search(t).text).toBe("Deploy went fine.\nNext: the release notes.");
+  });
+
   it("does not interpret Dyad markup in transcript text", () => {
     const r = search(turn("assistant", [{ type: "text", text: "Use <dyad-write path=x> tags." }]));
     expect(r.text).toBe("Use <dyad-write path=x> tags.");

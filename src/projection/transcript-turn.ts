@@ -1,6 +1,5 @@
 import type { TranscriptTurn } from "../core/transcript.js";
 import { SEARCH_PROJECTION_MAX_BYTES, sinkFor } from "./bounds.js";
-import { hasCjk } from "./cjk.js";
 import { afterOrphanClose, stripInjectedContext } from "./injected-context.js";
 import {
   dropMarkerLines,
@@ -20,20 +19,35 @@ import {
   toolResultStatus,
 } from "./tool-summary.js";
 import { DEFAULT_REDACTION, type Redaction } from "./redact/index.js";
+import { searchTextFromRead } from "./search-text.js";
 import type { Projection, ProjectionMode } from "./types.js";
 import { shortValue, utf8ByteLength } from "./utf8.js";
+
+type TurnProjection = Projection & { indexable: boolean; isCompactionSummary: boolean };
 
 /**
  * Projects one canonical transcript turn (Claude Code, Codex, opencode) into text: text kept,
  * thinking dropped, tool calls and results summarised with head-and-tail previews, images and
  * context shown in read mode only, all through one bounded, redacting ProjectionSink. What each
- * block becomes, and which turns are indexable: docs/projection.md.
+ * block becomes, and which turns are indexable: docs/projection.md. A search projection is
+ * the read one's text without its read-only lines when that is complete within the search
+ * bound (searchFromRead); a pass of its own otherwise.
  */
 export function projectTranscriptTurn(
   turn: TranscriptTurn,
   mode: ProjectionMode,
   redaction?: Redaction,
-): Projection & { indexable: boolean; isCompactionSummary: boolean } {
+): TurnProjection {
+  if (mode === "read") return transcriptTurnPass(turn, "read", redaction);
+  return projectTranscriptTurnBoth(turn, redaction).search;
+}
+
+/** One pass of a turn's blocks through a sink of `mode` (a search text too long to derive). */
+export function transcriptTurnPass(
+  turn: TranscriptTurn,
+  mode: ProjectionMode,
+  redaction?: Redaction,
+): TurnProjection {
   const sink = sinkFor(mode, redaction);
   // Summary lines cut values short: secrets go before the cut, as the sink cannot find half of one.
   const policy = redaction ?? DEFAULT_REDACTION;
@@ -138,15 +152,15 @@ export function projectTranscriptTurn(
   };
 }
 
-type TurnProjection = ReturnType<typeof projectTranscriptTurn>;
-
 /**
- * Both projections of a turn, in one pass when they must be equal: no block that may render
- * only in read mode (a tool result, whose `[result: ok]` is read-only; tool output carried as
- * text, whose preview marker is; an image; an injected-context label or turn), the read text
- * complete within the search bound, so the same normaliser gives the same text, and no CJK
- * character in it (search mode separates those, cjk.ts). Indexing needs both for every record;
- * most turns then cost one pass instead of two.
+ * Both projections of a turn. The search text is the read text without the lines only a read
+ * view holds (search-text.ts) whenever the read projection is complete and that text fits the
+ * search bound: the same text a search pass gives but for blank lines where a preview's marker
+ * stood (0.14 % of tool turns on the demo corpus), and for content lines shaped exactly like
+ * those markers, which it drops too. Indexing needs both projections of every record; turns
+ * with tool results (a third of the demo corpus's) then cost one pass instead of two, which
+ * was a tenth of a backfill's CPU. Longer turns take a search pass of their own, with the
+ * search bound's head and tail.
  */
 export function projectTranscriptTurnBoth(
   turn: TranscriptTurn,
@@ -155,10 +169,16 @@ export function projectTranscriptTurnBoth(
   search: TurnProjection;
   read: TurnProjection;
 } {
-  const read = projectTranscriptTurn(turn, "read", redaction);
-  if (!read.truncated && fitsSearchBound(read.text) && !hasReadOnlyBlocks(turn) && !hasCjk(read.text))
-    return { search: read, read };
-  return { search: projectTranscriptTurn(turn, "search", redaction), read };
+  const read = transcriptTurnPass(turn, "read", redaction);
+  return { search: searchFromRead(read) ?? transcriptTurnPass(turn, "search", redaction), read };
+}
+
+/** The search projection a complete read projection gives, or null when it must be its own pass. */
+function searchFromRead(read: TurnProjection): TurnProjection | null {
+  if (read.truncated) return null;
+  const text = searchTextFromRead(read.text);
+  if (!fitsSearchBound(text)) return null;
+  return text === read.text ? read : { ...read, text, indexable: text !== "" && read.indexable };
 }
 
 /**
@@ -178,15 +198,4 @@ function fitsSearchBound(text: string): boolean {
   return (
     text.length * 3 <= SEARCH_PROJECTION_MAX_BYTES || utf8ByteLength(text) <= SEARCH_PROJECTION_MAX_BYTES
   );
-}
-
-function hasReadOnlyBlocks(turn: TranscriptTurn): boolean {
-  const summary = turn.isCompactionSummary === true;
-  for (const block of turn.blocks) {
-    if (block.type === "image" || block.type === "context" || block.type === "tool_result") return true;
-    if (block.type === "text" && turn.role === "context" && !summary) return true;
-    // Tool output carried as text: its preview's marker line is read-only.
-    if (block.type === "text" && turn.role === "tool") return true;
-  }
-  return false;
 }
