@@ -548,12 +548,16 @@ describe("property: secret markers never leak", () => {
           (_, i) => `line ${i} of the build log${i % 7 === 0 ? gap : ""}`,
         ).join("\n"),
       }));
+    // Content lines shaped like the read-only ones (LoCoMo writes image captions as `[image: …]`).
+    const shaped = fc
+      .constantFrom("[image: a photo of a dog]", "[context]", "[result: deploy ok]", "[… 3 lines omitted …]")
+      .map((line) => ({ type: "text" as const, text: `before\n${line}\nafter` }));
     const words = (text: string) => text.match(/[\p{L}\p{N}]+/gu) ?? [];
     fc.assert(
       fc.property(
         fc.record({
           role: turnArb.map((t) => t.role),
-          blocks: fc.array(fc.oneof(block, long, longOutput), { maxLength: 6 }),
+          blocks: fc.array(fc.oneof(block, long, longOutput, shaped), { maxLength: 6 }),
           isCompactionSummary: fc.boolean(),
         }),
         (turn) => {

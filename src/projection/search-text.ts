@@ -9,6 +9,14 @@ const READ_ONLY_LINE =
 
 const MAY_HOLD_READ_ONLY_LINE = /^\[(?:result: |… |context|image)/m;
 
+/** How many lines of `read` are shaped like read-only lines. */
+export function readOnlyLineCount(read: string): number {
+  if (!MAY_HOLD_READ_ONLY_LINE.test(read)) return 0;
+  let count = 0;
+  for (const line of read.split("\n")) if (READ_ONLY_LINE.test(line)) count += 1;
+  return count;
+}
+
 /**
  * The search text a read text stands for: its read-only lines dropped, blank runs collapsed as
  * the projection's sink collapses them, CJK characters separated. The index keeps one copy of a

@@ -43,12 +43,18 @@ describe("projectTranscriptTurn: text and reasoning", () => {
     expect(onlyThinking).toMatchObject({ text: "", indexable: false });
   });
 
-  it("a search text is the read text without its read-only lines, shaped alike or not", () => {
-    const t = turn("assistant", [
-      { type: "text", text: "Deploy went fine.\n[context]\nNext: the release notes." },
+  it("a search text is the read text without the read-only lines the projection wrote, never content shaped like them", () => {
+    const ok = turn("tool", [
+      { type: "tool_result", name: "Bash", output: "3 passed" },
+      { type: "image", mediaType: "image/png" },
     ]);
-    expect(read(t).text).toBe("Deploy went fine.\n[context]\nNext: the release notes.");
-    expect(search(t).text).toBe("Deploy went fine.\nNext: the release notes.");
+    expect(read(ok).text).toBe("[result: Bash ok]\n3 passed\n[image: image/png]");
+    expect(search(ok).text).toBe("3 passed");
+    const caption = "Maria: Glad you're alright.\n[image: a photo of a tattoo with a quote on it]";
+    const prose = turn("user", [{ type: "text", text: caption }]);
+    expect(search(prose).text).toBe(caption);
+    const both = turn("tool", [{ type: "tool_result", name: "Bash", output: "[context]\ndone" }]);
+    expect(search(both).text).toBe("[context]\ndone");
   });
 
   it("does not interpret Dyad markup in transcript text", () => {

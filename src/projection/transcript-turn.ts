@@ -19,7 +19,7 @@ import {
   toolResultStatus,
 } from "./tool-summary.js";
 import { DEFAULT_REDACTION, type Redaction } from "./redact/index.js";
-import { searchTextFromRead } from "./search-text.js";
+import { readOnlyLineCount, searchTextFromRead } from "./search-text.js";
 import type { Projection, ProjectionMode } from "./types.js";
 import { shortValue, utf8ByteLength } from "./utf8.js";
 
@@ -42,13 +42,23 @@ export function projectTranscriptTurn(
   return projectTranscriptTurnBoth(turn, redaction).search;
 }
 
-/** One pass of a turn's blocks through a sink of `mode` (a search text too long to derive). */
+/** One pass of a turn's blocks through a sink of `mode` (a search text not derived). */
 export function transcriptTurnPass(
   turn: TranscriptTurn,
   mode: ProjectionMode,
   redaction?: Redaction,
 ): TurnProjection {
+  return turnPass(turn, mode, redaction).projection;
+}
+
+/** A pass, and how many read-only lines it wrote (read mode: searchFromRead drops them). */
+function turnPass(
+  turn: TranscriptTurn,
+  mode: ProjectionMode,
+  redaction?: Redaction,
+): { projection: TurnProjection; readOnlyLines: number } {
   const sink = sinkFor(mode, redaction);
+  let readOnlyLines = 0;
   // Summary lines cut values short: secrets go before the cut, as the sink cannot find half of one.
   const policy = redaction ?? DEFAULT_REDACTION;
   const clean: Clean = policy.enabled ? (s) => policy.redact(s) : (s) => s;
@@ -62,6 +72,12 @@ export function transcriptTurnPass(
     sink.newline();
     sink.write(text);
     sink.newline();
+  };
+  /** A line only read mode writes, counted. */
+  const readOnlyLine = (text: string) => {
+    if (mode !== "read") return;
+    line(text);
+    readOnlyLines += 1;
   };
   let budget = TOOL_PREVIEW_TURN_BYTES;
   /**
@@ -80,7 +96,7 @@ export function transcriptTurnPass(
     sink.newline();
     piece(p.head);
     if (p.omitted) {
-      if (mode === "read") line(omittedMarker(p.omitted));
+      if (mode === "read") readOnlyLine(omittedMarker(p.omitted));
       else sink.newline();
       piece(output ? p.tail.slice(afterOrphanClose(p.tail)) : p.tail);
     }
@@ -93,7 +109,7 @@ export function transcriptTurnPass(
     switch (block.type) {
       case "text": {
         if (turn.role === "context" && !summary) {
-          if (mode === "read") line("[context]");
+          readOnlyLine("[context]");
         } else if (turn.role === "tool") {
           preview(block.text, outputContentStart(block.text), true);
         } else if (turn.role === "assistant") {
@@ -118,7 +134,9 @@ export function transcriptTurnPass(
       }
       case "tool_result": {
         const status = toolResultStatus(block, clean);
-        line(toolResultLine(block, mode, status));
+        // An error's line is searched; a success's `[result: … ok]` is read-only.
+        if (status.isError) line(toolResultLine(block, mode, status));
+        else readOnlyLine(toolResultLine(block, mode, status));
         const output = toolOutputText(block.output, status.isError);
         if (output) {
           const from = status.isError
@@ -131,36 +149,40 @@ export function transcriptTurnPass(
       case "image":
         if (mode === "read") {
           const media = block.mediaType !== undefined ? shortValue(block.mediaType, 60) : "";
-          line(media ? `[image: ${media}]` : "[image]");
+          readOnlyLine(media ? `[image: ${media}]` : "[image]");
         }
         break;
       case "context":
         if (mode === "read") {
           const label = shortValue(block.label, 80);
-          line(label ? `[context: ${label}]` : "[context]");
+          readOnlyLine(label ? `[context: ${label}]` : "[context]");
         }
         break;
     }
   }
 
-  const projection = sink.finish();
+  const finished = sink.finish();
   const speech = turn.role === "user" || turn.role === "assistant" || turn.role === "tool";
   return {
-    ...projection,
-    indexable: projection.text !== "" && (speech || summary),
-    isCompactionSummary: summary,
+    projection: {
+      ...finished,
+      indexable: finished.text !== "" && (speech || summary),
+      isCompactionSummary: summary,
+    },
+    readOnlyLines,
   };
 }
 
 /**
  * Both projections of a turn. The search text is the read text without the lines only a read
- * view holds (search-text.ts) whenever the read projection is complete and that text fits the
- * search bound: the same text a search pass gives but for blank lines where a preview's marker
- * stood (0.14 % of tool turns on the demo corpus), and for content lines shaped exactly like
- * those markers, which it drops too. Indexing needs both projections of every record; turns
- * with tool results (a third of the demo corpus's) then cost one pass instead of two, which
- * was a tenth of a backfill's CPU. Longer turns take a search pass of their own, with the
- * search bound's head and tail.
+ * view holds (search-text.ts) whenever the read projection is complete, the lines of that shape
+ * in it are the ones the pass wrote, and the text fits the search bound: the same text a search
+ * pass gives but for blank lines where a preview's marker stood (0.14 % of tool turns on the
+ * demo corpus). Indexing needs both projections of every record; turns with tool results (a
+ * third of the demo corpus's) then cost one pass instead of two, which was a tenth of a
+ * backfill's CPU. Other turns take a search pass of their own: longer ones (with the search
+ * bound's head and tail), and those whose content holds a line shaped like a read-only one
+ * (LoCoMo's image captions, `[image: …]` on a line of their own).
  */
 export function projectTranscriptTurnBoth(
   turn: TranscriptTurn,
@@ -169,13 +191,19 @@ export function projectTranscriptTurnBoth(
   search: TurnProjection;
   read: TurnProjection;
 } {
-  const read = transcriptTurnPass(turn, "read", redaction);
-  return { search: searchFromRead(read) ?? transcriptTurnPass(turn, "search", redaction), read };
+  const { projection: read, readOnlyLines } = turnPass(turn, "read", redaction);
+  return {
+    search: searchFromRead(read, readOnlyLines) ?? transcriptTurnPass(turn, "search", redaction),
+    read,
+  };
 }
 
-/** The search projection a complete read projection gives, or null when it must be its own pass. */
-function searchFromRead(read: TurnProjection): TurnProjection | null {
-  if (read.truncated) return null;
+/**
+ * The search projection a complete read projection gives, or null when it must be its own pass:
+ * `readOnlyLines` lines the pass wrote, which must be all the read text holds of that shape.
+ */
+function searchFromRead(read: TurnProjection, readOnlyLines: number): TurnProjection | null {
+  if (read.truncated || readOnlyLineCount(read.text) !== readOnlyLines) return null;
   const text = searchTextFromRead(read.text);
   if (!fitsSearchBound(text)) return null;
   return text === read.text ? read : { ...read, text, indexable: text !== "" && read.indexable };
