@@ -30,8 +30,7 @@ type TurnProjection = Projection & { indexable: boolean; isCompactionSummary: bo
  * thinking dropped, tool calls and results summarised with head-and-tail previews, images and
  * context shown in read mode only, all through one bounded, redacting ProjectionSink. What each
  * block becomes, and which turns are indexable: docs/projection.md. A search projection is
- * the read one's text without its read-only lines when that is complete within the search
- * bound (searchFromRead); a pass of its own otherwise.
+ * mostly the read one's text without the read-only lines it wrote (projectTranscriptTurnBoth).
  */
 export function projectTranscriptTurn(
   turn: TranscriptTurn,
