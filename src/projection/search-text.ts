@@ -9,14 +9,6 @@ const READ_ONLY_LINE =
 
 const MAY_HOLD_READ_ONLY_LINE = /^\[(?:result: |… |context|image)/m;
 
-/** How many lines of `read` are shaped like read-only lines. */
-export function readOnlyLineCount(read: string): number {
-  if (!MAY_HOLD_READ_ONLY_LINE.test(read)) return 0;
-  let count = 0;
-  for (const line of read.split("\n")) if (READ_ONLY_LINE.test(line)) count += 1;
-  return count;
-}
-
 /**
  * The search text a read text stands for: its read-only lines dropped, blank runs collapsed as
  * the projection's sink collapses them, CJK characters separated. The index keeps one copy of a
@@ -25,15 +17,28 @@ export function readOnlyLineCount(read: string): number {
  * space, never a wrong text.
  */
 export function searchTextFromRead(read: string): string {
-  let text = read;
-  if (MAY_HOLD_READ_ONLY_LINE.test(text)) {
-    const lines = text.split("\n");
-    const kept = lines.filter((line) => !READ_ONLY_LINE.test(line));
-    if (kept.length !== lines.length)
-      text = kept
-        .join("\n")
-        .replace(/\n{3,}/g, "\n\n")
-        .trim();
-  }
-  return separateCjk(text);
+  return withoutReadOnlyLines(read, null)!;
+}
+
+/**
+ * searchTextFromRead when `read` holds exactly `written` lines of a read-only shape (the ones
+ * its projection wrote, transcript-turn.ts), else null: content shaped like them is searched.
+ */
+export function searchTextOfProjection(read: string, written: number): string | null {
+  return withoutReadOnlyLines(read, written);
+}
+
+function withoutReadOnlyLines(read: string, expected: number | null): string | null {
+  if (!MAY_HOLD_READ_ONLY_LINE.test(read))
+    return expected === null || expected === 0 ? separateCjk(read) : null;
+  const lines = read.split("\n");
+  const kept = lines.filter((line) => !READ_ONLY_LINE.test(line));
+  if (expected !== null && lines.length - kept.length !== expected) return null;
+  if (kept.length === lines.length) return separateCjk(read);
+  return separateCjk(
+    kept
+      .join("\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim(),
+  );
 }

@@ -19,7 +19,7 @@ import {
   toolResultStatus,
 } from "./tool-summary.js";
 import { DEFAULT_REDACTION, type Redaction } from "./redact/index.js";
-import { readOnlyLineCount, searchTextFromRead } from "./search-text.js";
+import { searchTextOfProjection } from "./search-text.js";
 import type { Projection, ProjectionMode } from "./types.js";
 import { shortValue, utf8ByteLength } from "./utf8.js";
 
@@ -202,9 +202,9 @@ export function projectTranscriptTurnBoth(
  * `readOnlyLines` lines the pass wrote, which must be all the read text holds of that shape.
  */
 function searchFromRead(read: TurnProjection, readOnlyLines: number): TurnProjection | null {
-  if (read.truncated || readOnlyLineCount(read.text) !== readOnlyLines) return null;
-  const text = searchTextFromRead(read.text);
-  if (!fitsSearchBound(text)) return null;
+  if (read.truncated) return null;
+  const text = searchTextOfProjection(read.text, readOnlyLines);
+  if (text === null || !fitsSearchBound(text)) return null;
   return text === read.text ? read : { ...read, text, indexable: text !== "" && read.indexable };
 }
 
