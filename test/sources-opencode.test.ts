@@ -396,6 +396,32 @@ describe("opencode", () => {
       project: "/nonexistent/oc",
     });
   });
+  it("replays deleted sessions a page at a time, every one of them once", async () => {
+    h = await createHarness();
+    const file = path.join(opencodeData(h.home), "opencode.db");
+    writer = createV2Db(file);
+    // More sessions than one page of the replay (SESSION_PAGE, 256), with a kept one among them.
+    const ids = Array.from({ length: 600 }, (_, i) => `ses_${String(i).padStart(4, "0")}`);
+    for (const [i, id] of ids.entries()) {
+      addV2Session(writer, id, `Session ${i}`, BASE_TIME + i);
+      addV2Message(writer, id, `msg_${i}`, 1, "user", `wombat question ${i}`, BASE_TIME + i);
+    }
+    h.index();
+    expect(h.count("SELECT count(*) FROM recall_documents WHERE source = 'opencode'")).toBe(600);
+    writer.prepare("DELETE FROM session_message WHERE session_id <> 'ses_0300'").run();
+    writer.prepare("DELETE FROM session_v2 WHERE id <> 'ses_0300'").run();
+    resetDerived(h.store.db, ["opencode"]);
+    h.restart();
+    h.index();
+    const rows = h.store.db
+      .prepare(
+        "SELECT session, count(*) AS n FROM recall_documents WHERE source = 'opencode' GROUP BY session ORDER BY session",
+      )
+      .all() as { session: string; n: number }[];
+    expect(rows.map((r) => r.session)).toEqual(ids);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+  });
+
   it("follows a 1.x database that opencode upgrades to 2.x while recall keeps its connection", async () => {
     h = await createHarness();
     const file = path.join(opencodeData(h.home), "opencode.db");

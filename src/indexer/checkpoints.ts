@@ -22,8 +22,12 @@ const CHUNKS = `SELECT offset, length, data, codec FROM recall_raw_chunks
   WHERE source = @source AND file = @file AND epoch = @epoch AND offset < @end AND offset + length > @position
     AND offset >= @position - @maxChunk
   ORDER BY offset LIMIT 8`;
+/**
+ * Paged along the primary key (`+source` keeps the source index, which would sort every page's
+ * whole source, out of it): a caller starting from its ids' prefix reads only its own rows.
+ */
 const CONVERSATIONS = `SELECT id, source, agent, kind, project, session, parent, title, model, branch
-  FROM recall_conversations WHERE source = ? ORDER BY id`;
+  FROM recall_conversations WHERE +source = ? AND id > ? ORDER BY id LIMIT ?`;
 const CONVERSATION_CHUNKS = `SELECT id, file, unit, offset, data, codec FROM recall_raw_chunks
   WHERE conversation = ? AND source = ? AND id > ? ORDER BY id LIMIT ?`;
 /** Files sort between `folder/` and `folder0` ('0' follows '/'), so the file index serves the range. */
@@ -125,8 +129,8 @@ export function indexView(db: Db): IndexView {
       };
     },
     readRetained,
-    retainedConversations(source) {
-      return statement(db, CONVERSATIONS).all(source) as ConversationRef[];
+    retainedConversations(source, afterId, limit) {
+      return statement(db, CONVERSATIONS).all(source, afterId, limit) as ConversationRef[];
     },
     retainedChunks(source, conversation, afterId, limit) {
       return toChunks(

@@ -104,9 +104,9 @@ export function pendingView(
       settle(source, fileTouched(file));
       return base.readRetained(source, file, epoch, position, length);
     },
-    retainedConversations(source) {
+    retainedConversations(source, afterId, limit) {
       settle(source, (p) => p.touchesConversations);
-      return base.retainedConversations(source);
+      return base.retainedConversations(source, afterId, limit);
     },
     retainedChunks(source, conversation, afterId, limit) {
       settle(source, (p) => (rawBounded ? p.files.size > 0 : p.conversations.has(conversation)));

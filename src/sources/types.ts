@@ -235,8 +235,12 @@ export interface IndexView {
   retainedExtent(source: string, file: string, headBytes: number): RetainedExtent | null;
   /** Up to `length` retained bytes of the newest epoch from `position` (fewer at a gap or the end). */
   readRetained(source: string, file: string, epoch: number, position: number, length: number): Buffer;
-  /** The retained conversations of a source, with the metadata last written for them. */
-  retainedConversations(source: string): ConversationRef[];
+  /**
+   * Up to `limit` retained conversations of a source with ids above `afterId`, by id, with the
+   * metadata last written for them. Start from the source's id prefix (`opencode:`): ids below it
+   * belong to other sources and are only skipped.
+   */
+  retainedConversations(source: string, afterId: string, limit: number): ConversationRef[];
   /** Up to `limit` retained chunks of a conversation with ids above `afterId`, oldest first. */
   retainedChunks(source: string, conversation: string, afterId: number, limit: number): RetainedChunk[];
   /** The newest retained chunk of each file directly or deeper under a folder, by file name. */

@@ -32,8 +32,10 @@ import { FolderWatch } from "./folder-watch.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
 import { ioRetryAt, isMissing, isSystemError } from "../shared/io-retry.js";
 import {
+  addCandidate,
   isCompressed,
   openBytes,
+  orderedCandidates,
   parseState,
   readFromStart,
   type FileState,
@@ -214,7 +216,9 @@ export class JsonlFileSource implements Source {
     if (!t) {
       t = {
         key,
-        candidates: new Map(),
+        file: null,
+        priority: 0,
+        twins: null,
         live: null,
         size: null,
         mtime: null,
@@ -235,10 +239,7 @@ export class JsonlFileSource implements Source {
     if (!id) return;
     const known = this.tracked.get(id.key);
     const t = this.track(id.key);
-    if (!t.candidates.has(file)) {
-      t.candidates.set(file, id.priority);
-      if (!known || t.gone) this.backlog.add(id.key);
-    }
+    if (addCandidate(t, file, id.priority) && (!known || t.gone)) this.backlog.add(id.key);
   }
 
   /** Files this index already knows (checkpoints, and retained files a CLI may have deleted). */
@@ -248,7 +249,7 @@ export class JsonlFileSource implements Source {
       const state = parseState(cp);
       const t = this.track(key);
       if (state) {
-        t.candidates.set(state.path, this.spec.identify(state.path)?.priority ?? 0);
+        addCandidate(t, state.path, this.spec.identify(state.path)?.priority ?? 0);
         this.setGone(t, state.gone);
         t.size = cp?.size ?? null;
         t.mtime = cp?.mtime ?? null;
@@ -265,7 +266,7 @@ export class JsonlFileSource implements Source {
       if (!id) continue;
       const fresh = !this.tracked.has(id.key);
       const t = this.track(id.key);
-      if (!t.candidates.has(file)) t.candidates.set(file, id.priority);
+      addCandidate(t, file, id.priority);
       if (fresh) this.backlog.add(id.key);
     }
     this.loaded = true;
@@ -437,8 +438,7 @@ export class JsonlFileSource implements Source {
 
   /** The best existing candidate path of a logical file. */
   private locate(t: Tracked): Found | null {
-    const ordered = [...t.candidates.entries()].sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]));
-    for (const [file] of ordered) {
+    for (const file of orderedCandidates(t)) {
       try {
         const stat = statSync(file);
         if (stat.isFile()) return { path: file, size: stat.size, mtime: Math.floor(stat.mtimeMs) };
@@ -531,7 +531,7 @@ export class JsonlFileSource implements Source {
     state: FileState | null,
     live: Live | null,
   ): Opened | null {
-    const rawFile = state?.rawFile ?? [...t.candidates.keys()][0] ?? t.key;
+    const rawFile = state?.rawFile ?? t.file ?? t.key;
     // A parser that kept a record until its file settled (the snapshot) drains it now.
     const holding = state?.unsettled === true && cp !== undefined;
     const extent =

@@ -82,7 +82,14 @@ export function readFromStart(
 
 export interface Tracked {
   key: string;
-  candidates: Map<string, number>;
+  /**
+   * The paths this logical file was found under, with their priority (lowest read first): the
+   * first one inline and any twins (an archived or compressed copy) in a map. A map for every
+   * file cost about 160 bytes each: 3.3 MB of the indexing thread's heap at 21k Claude Code files.
+   */
+  file: string | null;
+  priority: number;
+  twins: Map<string, number> | null;
   live: Live | null;
   /** Stored size and mtime of the last checkpoint this process wrote or loaded. */
   size: number | null;
@@ -118,4 +125,25 @@ export function parseState(checkpoint: SourceCheckpoint | undefined): FileState 
   } catch {
     return null;
   }
+}
+
+/** Adds a path the logical file was found under; false when it was known. */
+export function addCandidate(t: Tracked, file: string, priority: number): boolean {
+  if (t.file === null) {
+    t.file = file;
+    t.priority = priority;
+    return true;
+  }
+  if (t.file === file || t.twins?.has(file)) return false;
+  (t.twins ??= new Map()).set(file, priority);
+  return true;
+}
+
+/** The candidate paths, best first: by priority, then by name. */
+export function orderedCandidates(t: Tracked): string[] {
+  if (t.file === null) return [];
+  if (t.twins === null) return [t.file];
+  return [[t.file, t.priority] as const, ...t.twins]
+    .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+    .map(([file]) => file);
 }

@@ -16,18 +16,24 @@ import { OPENCODE_SOURCE, type OpencodeSessions } from "./sessions.js";
 
 /**
  * Replaying the retained rows and files of sessions whose database rows and storage/ files are
- * gone (a rebuild after opencode or the user deleted them). `list` is read once the live data
- * is caught up; a session replayed to its end gets a checkpoint, which a reindex reset clears.
+ * gone (a rebuild after opencode or the user deleted them). The retained sessions are read a
+ * page at a time once the live data is caught up (all of a first backfill's 17k sessions at once
+ * held 6 MB of the indexing thread's heap); a session replayed to its end gets a checkpoint,
+ * which a reindex reset clears.
  */
 interface Replay {
-  list: ConversationRef[] | null;
+  page: ConversationRef[];
   position: number;
+  /** The id the next page starts after: the source's id prefix, then the page's last id. */
+  after: string;
   current: { ref: ConversationRef; session: string; afterId: number } | null;
   done: boolean;
 }
 
 /** Retained chunks read per replay step. */
 const REPLAY_PAGE = 200;
+/** Retained sessions read per page. */
+const SESSION_PAGE = 256;
 
 /** A retained storage/ message file: `…/storage/message/<sessionId>/<messageId>.json`. */
 const STORAGE_MESSAGE = /[\\/]storage[\\/]message[\\/][^\\/]+[\\/]([^\\/]+)\.json$/;
@@ -37,7 +43,13 @@ const LEGACY_MESSAGE = /[\\/]storage[\\/]session[\\/]message[\\/]([^\\/]+)[\\/](
 const replayKey = (id: string) => `replayed:${id}`;
 
 export class OpencodeReplay {
-  private readonly state: Replay = { list: null, position: 0, current: null, done: false };
+  private readonly state: Replay = {
+    page: [],
+    position: 0,
+    after: `${OPENCODE_SOURCE}:`,
+    current: null,
+    done: false,
+  };
 
   constructor(
     private readonly shared: OpencodeSessions,
@@ -56,17 +68,20 @@ export class OpencodeReplay {
    */
   step(view: IndexView, batch: SourceBatch, budget: Budget): boolean {
     const r = this.state;
-    r.list ??= view.retainedConversations(this.shared.name);
     let checked = 0;
     while (batch.records.length < budget.maxRecords && !budget.expired()) {
       if (!r.current) {
-        if (r.position >= r.list.length) {
-          r.done = true;
-          r.list = null;
-          return true;
-        }
         if (checked >= budget.maxSessionRows) return false;
-        const ref = r.list[r.position++]!;
+        if (r.position >= r.page.length) {
+          r.page = view.retainedConversations(this.shared.name, r.after, SESSION_PAGE);
+          r.position = 0;
+          if (r.page.length === 0) {
+            r.done = true;
+            return true;
+          }
+          r.after = r.page[r.page.length - 1]!.id;
+        }
+        const ref = r.page[r.position++]!;
         checked += 1;
         const session = ref.id.slice(`${OPENCODE_SOURCE}:`.length);
         if (this.isLive(session) || view.checkpoint(this.shared.name, replayKey(session))) continue;
