@@ -10,7 +10,7 @@ import { systemClock } from "../core/clock.js";
 import { compileRedaction } from "../projection/index.js";
 import { createSources } from "../sources/registry.js";
 import type { SourceBatch } from "../sources/types.js";
-import { openDatabase } from "../store/open.js";
+import { openDatabase, STREAMING_CACHE_KIB } from "../store/open.js";
 import { batchBudget, TickPlan } from "./backfill.js";
 import { indexView } from "./checkpoints.js";
 import { pendingView } from "./pending-view.js";
@@ -65,7 +65,7 @@ const errorKind = (error: unknown) =>
   (error as { code?: string })?.code ?? (error as Error)?.name ?? "unknown";
 
 function run(): void {
-  const db = openDatabase(init.file, { readonly: true });
+  const db = openDatabase(init.file, { readonly: true, cacheKib: STREAMING_CACHE_KIB });
   const sources = createSources(init.env, init.config);
   try {
     const redaction = compileRedaction(init.config.redaction);
