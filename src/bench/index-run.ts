@@ -1,13 +1,7 @@
-/**
- * Indexing, measured in a process of its own so its peak RSS is the indexer's alone:
- *   node dist/bench/worker-index.js history <home> <recallHome> [no-redaction] [single]
- *   node dist/bench/worker-index.js chats <dbFile> <backupDir>
- * Prints one JSON object (IndexRun) on stdout.
- */
+/** The indexing runs worker-index.ts starts, each in a process of its own. */
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../core/clock.js";
-import { limitHeapGrowth } from "../core/heap.js";
 import { ConfigSchema } from "../config/schema.js";
 import { attachChatSearch } from "../app/attach-chat-search.js";
 import { backfill } from "../indexer/backfill.js";
@@ -69,13 +63,12 @@ function timedRedaction(): { redaction: Redaction; figures: { ms: number; texts:
  * `threaded`: the sources read and their batches prepared on a second thread as `recall index`
  * does (app/index-thread.ts, indexer/pipeline.ts); redaction is timed only in one thread.
  */
-async function history(
+export async function history(
   home: string,
   recallHome: string,
   redact: boolean,
   threaded: boolean,
 ): Promise<IndexRun> {
-  limitHeapGrowth(); // as the recall CLI does (not the chat run, which stands for a host app)
   const env = {
     HOME: home,
     XDG_DATA_HOME: path.join(home, ".local", "share"),
@@ -123,7 +116,7 @@ async function history(
   };
 }
 
-async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
+export async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
   const db = openDatabase(dbFile);
   const a0 = performance.now();
   const search = await attachChatSearch(db, { file: dbFile, backupDir });
@@ -147,16 +140,3 @@ async function chats(dbFile: string, backupDir: string): Promise<IndexRun> {
     documents,
   };
 }
-
-const [kind, a, b, ...flags] = process.argv.slice(2);
-const run =
-  kind === "history"
-    ? history(a!, b!, !flags.includes("no-redaction"), !flags.includes("single"))
-    : chats(a!, b!);
-run.then(
-  (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
-  (e: unknown) => {
-    process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
-    process.exitCode = 1;
-  },
-);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { generateLargeClaudeTranscript } from "../demo/index.js";
 import { fig, round, type Figure } from "./measure.js";
-import type { IndexRun } from "./worker-index.js";
+import type { IndexRun } from "./index-run.js";
 
 export interface LargeTranscriptFigures {
   bytes: Figure;

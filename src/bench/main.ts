@@ -65,7 +65,7 @@ import {
   type RedactionFigures,
   type ScaleResult,
 } from "./report.js";
-import type { IndexRun } from "./worker-index.js";
+import type { IndexRun } from "./index-run.js";
 import { runTool } from "../tools/run.js";
 import { createSearchHistoryTool } from "../tools/search-history.js";
 import { benchTeam, benchTeamUrl, renderTeam, type TeamBenchFigures } from "./team.js";

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { statSync } from "node:fs";
+import { limitHeapGrowth } from "../core/heap.js";
 
 /**
  * The `recall` bin. Each `recall search` is a new process, and loading tsc's output, about 220
@@ -13,4 +14,5 @@ function bundleIsCurrent(): boolean {
   return bundled !== undefined && (compiled === undefined || bundled.mtimeMs >= compiled.mtimeMs);
 }
 
+limitHeapGrowth();
 await import(bundleIsCurrent() ? "../bundle/recall.js" : "./run.js");

@@ -5,7 +5,6 @@ import path from "node:path";
 import { recallHome } from "../app/recall.js";
 import { asDamagedIndex } from "../app/index-health.js";
 import { isRecallError } from "../core/errors.js";
-import { limitHeapGrowth } from "../core/heap.js";
 import { createContext, type CliContext } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { printError } from "./output.js";
@@ -68,7 +67,6 @@ async function main(given: string[]): Promise<number> {
   }
 }
 
-limitHeapGrowth();
 // Asynchronous stdout writes report a closed pipe as an 'error' event, not to the writer.
 process.stdout.on("error", (error) => process.exit(isBrokenPipe(error) ? EXIT.ok : fail(error)));
 main(process.argv).then(

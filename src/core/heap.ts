@@ -1,15 +1,41 @@
 import { setFlagsFromString } from "node:v8";
+import type { Worker } from "node:worker_threads";
+
+const KEEP_SEMI_SPACES = "--semi-space-growth-factor=1";
+let limited = false;
 
 /**
- * Keeps a long-running recall process's heap near what it actually holds. Indexing promotes
- * much short-lived data to the old generation (a backfill group's documents live until its
- * commit), and after each full collection V8 lets that generation grow to up to four times
- * what survived: a 1M-message first load peaked at about 390 MB with under 40 MB live.
- * Growing by half instead kept it at about 280 MB, for no measurable change in time (four
- * alternating runs of 84–91 s). Set at run time, first thing: V8 reads the factor at each full
- * collection (the bench's history worker measured it this way). Only recall's own processes call
- * this; a host app embedding recall keeps its own settings.
+ * Keeps a long-running recall process's heap near what it actually holds. Called by the bin
+ * before it loads anything else (cli/main.ts): V8 reads both flags at each collection, but a
+ * young generation already grown stays grown.
+ *
+ * - Old generation: indexing promotes much short-lived data (a backfill group's documents live
+ *   until its commit), and after each full collection V8 lets that generation grow to up to four
+ *   times what survived: a 1M-message first load peaked at about 390 MB with under 40 MB live.
+ *   Growing by half instead kept it at about 280 MB, for no measurable change in time.
+ * - Young generation: V8 doubles its semi-spaces from 1 MB to 16 MB as a backfill's writer keeps
+ *   its groups alive, 32 MB committed for 15 MB live in the old one. Not growing them put the
+ *   demo corpus's 1M first load at 252–254 MiB peak RSS against 304–308, in the same time
+ *   (101–119 s against 105–123, two threads).
+ *
+ * Only recall's own processes call this; a host app embedding recall keeps its own settings.
  */
 export function limitHeapGrowth(): void {
+  limited = true;
   setFlagsFromString("--heap-growing-percent=50");
+  setFlagsFromString(KEEP_SEMI_SPACES);
+}
+
+/**
+ * Each new heap's set-up puts V8's semi-space growth factor, a flag of the whole process, back
+ * to its floor of 2: after a Worker starts, a process that limited its heap sets it again. The
+ * backfill also does at each group, as its writer holds the event loop while the thread starts.
+ */
+export function restoreHeapLimits(): void {
+  if (limited) setFlagsFromString(KEEP_SEMI_SPACES);
+}
+
+/** Restores the heap limits once `worker` is running (see restoreHeapLimits). */
+export function keepHeapLimits(worker: Worker): void {
+  if (limited) worker.once("online", restoreHeapLimits);
 }

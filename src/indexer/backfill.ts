@@ -9,6 +9,7 @@ import { indexView } from "./checkpoints.js";
 import { noteReadersVersion, noteRedactionFingerprint } from "./derived-versions.js";
 import { ftsGroup } from "./fts-queue.js";
 import { ingestBatch } from "./ingest.js";
+import { restoreHeapLimits } from "../core/heap.js";
 
 /**
  * Per-batch bounds shared by the background worker and a foreground backfill: records, bytes
@@ -468,6 +469,7 @@ export function startBackfill(db: Db, sources: readonly Source[], options: Backf
       }),
     )();
     producer.committed?.();
+    restoreHeapLimits();
     if (finished) return end();
     if (switchable) {
       switchable = false;
