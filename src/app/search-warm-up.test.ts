@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { tempHistoryStores } from "../../test/helpers/temp-store.js";
 import { writeTermStats } from "../store/term-stats.js";
-import type { ToolDefinition } from "../tools/definition.js";
-import { warmUpQueries, warmUpSearch } from "./search-warm-up.js";
+import { warmUpQueries } from "./search-warm-up.js";
 
 /** Stored statistics for `term` found in `df` documents (the list itself does not matter here). */
 const stored = (term: string, df: number) => ({
@@ -45,29 +43,5 @@ describe("the search warm-up of a fresh process", () => {
     const { db } = await store();
     for (let i = 0; i < 5; i++) writeTermStats(db, stored(`word${i}`, 100 - i));
     expect(warmUpQueries(db)).toEqual(["word0 word1 word2"]);
-  });
-
-  it("runs each query through the tool and shrugs off a tool that fails", async () => {
-    const { db } = await store();
-    for (let i = 0; i < 40; i++) writeTermStats(db, stored(`word${i}`, 1_000 - i));
-    const asked: unknown[] = [];
-    const failing: ToolDefinition = {
-      name: "search_history",
-      description: "",
-      inputSchema: z.object({ query: z.string(), limit: z.number() }),
-      defaultConsent: "always",
-      getConsentPreview: () => "",
-      execute: (args) => {
-        asked.push(args);
-        return Promise.reject(new Error("index not ready"));
-      },
-    };
-    const warmed = await warmUpSearch(db, failing);
-    expect(warmed.searches).toBe(3);
-    expect(asked).toEqual([
-      { query: "word0 word1 word2", limit: 10 },
-      { query: "word10 word30", limit: 10 },
-      { query: "word18/word19.word20", limit: 10 },
-    ]);
   });
 });

@@ -5,6 +5,7 @@ import type { ToolContext, ToolDefinition } from "../tools/definition.js";
 import { runTool, toolErrorOutput } from "../tools/run.js";
 import { asDamagedIndex } from "../app/index-health.js";
 import { BoundedStdioTransport } from "./line-transport.js";
+import { rehearse, type RehearsalCall } from "./rehearsal.js";
 
 export interface McpCallRecord {
   tool: string;
@@ -26,6 +27,13 @@ export interface McpServerOptions {
   log?: (line: string) => void;
   /** The index file, named when a call finds it damaged (store/damage.ts). */
   indexFile?: string;
+}
+
+export interface StdioServerOptions extends McpServerOptions {
+  /** Calls answered before stdin is read (rehearsal.ts); neither audited nor logged. */
+  rehearsal?: readonly RehearsalCall[];
+  /** Called once the rehearsal is over, before the first request is read. */
+  onRehearsed?: (ms: number) => void;
 }
 
 /** The JSON Schema an MCP client sees: the input side of the tool's zod schema. */
@@ -93,10 +101,28 @@ export function createMcpServer(options: McpServerOptions): Server {
 
 /**
  * Serves over stdio: stdout carries protocol messages only; logs go to stderr. The transport
- * reads bounded lines (line-transport.ts): an oversized request is refused, not fatal.
+ * reads bounded lines (line-transport.ts): an oversized request is refused, not fatal. The
+ * rehearsal, if any, is answered first, by the same server.
  */
-export async function serveStdio(options: McpServerOptions): Promise<void> {
-  const server = createMcpServer(options);
+export async function serveStdio(options: StdioServerOptions): Promise<void> {
+  const { rehearsal = [], onCall } = options;
+  let rehearsing = rehearsal.length > 0;
+  const server = createMcpServer({
+    ...options,
+    ...(onCall
+      ? {
+          onCall: (record: McpCallRecord) => {
+            if (!rehearsing) onCall(record);
+          },
+        }
+      : {}),
+  });
+  if (rehearsing) {
+    const started = performance.now();
+    await rehearse(server, rehearsal);
+    rehearsing = false;
+    options.onRehearsed?.(performance.now() - started);
+  }
   const transport = new BoundedStdioTransport(options.log ? { log: options.log } : {});
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

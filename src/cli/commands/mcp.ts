@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { joinBrokerElection } from "../../app/broker-process.js";
 import { openIndexToWrite } from "../../app/open-index.js";
-import { letYoungGenerationGrow } from "../../core/heap.js";
+import { collectGarbage, letYoungGenerationGrow } from "../../core/heap.js";
 import type { CommandModule } from "../program.js";
 
 /** Content-free lines on stderr (stdout carries protocol messages only). */
@@ -27,7 +27,7 @@ export const mcpCommand: CommandModule = {
         const config = ctx().config();
         const { serveStdio } = await import("../../mcp/server.js");
         const { mcpToolSet } = await import("../../app/tool-set.js");
-        const { warmUpSearch } = await import("../../app/search-warm-up.js");
+        const { warmUpQueries } = await import("../../app/search-warm-up.js");
         const store = await openIndexToWrite({ home, engine: ctx().forcedEngine });
         const version = program.version() ?? "0.0.0";
         const broker = joinBrokerElection({ home, file: store.file, sourceEnv: env, config, log });
@@ -40,9 +40,10 @@ export const mcpCommand: CommandModule = {
         const cwd = process.cwd();
         const toolSet = mcpToolSet({ db: store.db, engine: store.engine, home, env, config, cwd });
         // Before the first request is read: a first search then costs what a later one does.
-        const searchHistory = toolSet.tools.find((t) => t.name === "search_history");
-        const warmed = searchHistory ? await warmUpSearch(store.db, searchHistory) : null;
-        if (warmed?.searches) log(`warmed up search in ${Math.round(warmed.ms)} ms`);
+        const rehearsal = warmUpQueries(store.db).map((query) => ({
+          name: "search_history",
+          arguments: { query, limit: 10 },
+        }));
         try {
           await serveStdio({
             name: "recall",
@@ -52,6 +53,11 @@ export const mcpCommand: CommandModule = {
             log,
             indexFile: store.file,
             onCall: toolSet.onCall,
+            rehearsal,
+            onRehearsed: (ms) => {
+              collectGarbage();
+              log(`warmed up search in ${Math.round(ms)} ms`);
+            },
           });
         } finally {
           await shutdown();
