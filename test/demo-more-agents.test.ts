@@ -12,7 +12,7 @@ import { searchHistory } from "../src/search/history.js";
 import { hasAgentHistory } from "../src/sources/derive.js";
 import { copilot } from "../src/sources/copilot/definition.js";
 import { pi } from "../src/sources/pi/definition.js";
-import { createSources } from "../src/sources/registry.js";
+import { createSources, READABLE_SOURCES } from "../src/sources/readers.js";
 import { openHistoryStore } from "../src/store/history-store.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -26,7 +26,8 @@ describe("the demo corpus's GitHub Copilot CLI and pi sessions", () => {
       projectionVersion: PROJECTION_VERSION,
     });
     const env = { HOME: root };
-    const sources = createSources(env, { ...ConfigSchema.parse({}) }, {}, [copilot, pi]);
+    const readers = READABLE_SOURCES.filter((d) => d.name === copilot.name || d.name === pi.name);
+    const sources = createSources(env, { ...ConfigSchema.parse({}) }, {}, readers);
     try {
       expect(manifest.moreAgents.copilot).toMatchObject({ sessions: 4, files: 4 });
       expect(manifest.moreAgents.pi).toMatchObject({ sessions: 4, files: 4 });

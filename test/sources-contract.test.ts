@@ -7,8 +7,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openBridgeWriter } from "../src/bridge/writer.js";
 import { agentRoots, bridgeRoot, type Env } from "../src/platform/paths.js";
-import { copilotSessions } from "../src/sources/copilot/source.js";
-import { piSessions } from "../src/sources/pi/source.js";
+import { copilotSessions } from "../src/sources/copilot/paths.js";
+import { piSessions } from "../src/sources/pi/paths.js";
+import { READABLE_SOURCES } from "../src/sources/readers.js";
 import { SOURCES } from "../src/sources/registry.js";
 import { createDyadDb } from "./helpers/dyad.js";
 import { createOpencodeV2Db } from "./helpers/opencode-db.js";
@@ -496,6 +497,6 @@ describe("the source contract covers every registered source", () => {
   });
 });
 
-for (const definition of SOURCES) {
+for (const definition of READABLE_SOURCES) {
   for (const fixture of FIXTURES[definition.name] ?? []) sourceContract(definition, fixture);
 }

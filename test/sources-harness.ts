@@ -10,7 +10,7 @@ import { backfill, runTick, type BackfillResult, type BatchLimits } from "../src
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { searchHistory, type HistoryHit } from "../src/search/history.js";
 import type { DocumentFilters } from "../src/search/filters.js";
-import { createSources } from "../src/sources/registry.js";
+import { createSources } from "../src/sources/readers.js";
 import type { Source } from "../src/sources/types.js";
 import { openHistoryStore, type HistoryStore } from "../src/store/history-store.js";
 import { tempDir } from "./helpers/tmp.js";

@@ -24,7 +24,8 @@ import {
   agentChoices,
   transcriptAgents,
 } from "../src/sources/derive.js";
-import { AgentName, createSources, SOURCES } from "../src/sources/registry.js";
+import { createSources, READABLE_SOURCES } from "../src/sources/readers.js";
+import { AgentName, SOURCES } from "../src/sources/registry.js";
 import { openHistoryStore } from "../src/store/history-store.js";
 import { SearchHistoryInput } from "../src/tools/search-history-input.js";
 import { sourceContract } from "./helpers/source-contract.js";
@@ -32,11 +33,18 @@ import { tempDir } from "./helpers/tmp.js";
 import { toy, toyLine, toySessions } from "./helpers/toy-source.js";
 
 /** The sources registered before the agents issue #34 added (claude, codex, opencode, Dyad, bridge). */
-const SPEC_SOURCES = SOURCES.filter((d) =>
+const SPEC_SOURCES = READABLE_SOURCES.filter((d) =>
   ["claude-code", "codex", "opencode", "dyad", "bridge"].includes(d.name),
 );
 const REGISTRY = [...SPEC_SOURCES, toy];
 const T = Date.UTC(2026, 5, 1);
+
+describe("the registry's readers", () => {
+  it("are the registry's sources, in its order", () => {
+    expect(READABLE_SOURCES.map((d) => d.name)).toEqual(SOURCES.map((d) => d.name));
+    for (const [i, d] of READABLE_SOURCES.entries()) expect(d).toMatchObject(SOURCES[i]!);
+  });
+});
 
 describe("the registry's derived values for the current sources", () => {
   it("are the ones written before the registry, for the sources registered then", () => {

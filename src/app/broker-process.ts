@@ -6,7 +6,7 @@ import { electBroker, type BrokerHandle } from "../indexer/broker.js";
 import { forget, ForgetScope } from "../indexer/forget.js";
 import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
 import { compileRedaction, PROJECTION_VERSION } from "../projection/index.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import { recoverFirstLoad } from "../store/first-load.js";
 import { readyWriter, registerFunctions } from "../store/history-store.js";
 import { openDatabase, type Db } from "../store/open.js";

@@ -6,7 +6,7 @@ import { BACKFILL_GROUP } from "../indexer/backfill.js";
 import { askBroker, electBroker, type BrokerRequest } from "../indexer/broker.js";
 import { createIndexWorker, type IndexWorker } from "../indexer/worker.js";
 import { compileRedaction, PROJECTION_VERSION } from "../projection/index.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import { readyWriter } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
 import { indexThread } from "./index-thread.js";

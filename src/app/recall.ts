@@ -7,8 +7,6 @@ import type { Engine } from "../store/fts-probe.js";
 export { agentRoots, bridgeRoot, recallHome, type Env } from "../platform/paths.js";
 export type { Config } from "../config/schema.js";
 export type { Engine } from "../store/fts-probe.js";
-/** config.json `redaction`, compiled once for what a surface reads outside the index. */
-export { compileRedaction, type Redaction } from "../projection/index.js";
 
 /** Where one process of recall runs: its environment, RECALL_HOME and config; resolved once. */
 export interface Recall {

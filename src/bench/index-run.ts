@@ -13,7 +13,7 @@ import {
   PROJECTION_VERSION,
   type Redaction,
 } from "../projection/index.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { openDatabase } from "../store/open.js";
 import { createTermStatsJob } from "../app/term-stats-job.js";

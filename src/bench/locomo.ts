@@ -7,7 +7,7 @@ import { DYAD_DDL } from "../demo/index.js";
 import { attachChatSearch } from "../app/attach-chat-search.js";
 import { backfill } from "../indexer/backfill.js";
 import { PROJECTION_VERSION } from "../projection/index.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { openDatabase } from "../store/open.js";
 import { runTool } from "../tools/run.js";

@@ -1,4 +1,4 @@
-import { type Redaction } from "../app/recall.js";
+import type { Redaction } from "../app/redaction.js";
 
 const NEWLINE = 0x0a;
 

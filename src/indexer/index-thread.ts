@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { workerData } from "node:worker_threads";
 import { systemClock } from "../core/clock.js";
 import { compileRedaction } from "../projection/index.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import type { SourceBatch } from "../sources/types.js";
 import { openDatabase, STREAMING_CACHE_KIB } from "../store/open.js";
 import { batchBudget, TickPlan } from "./backfill.js";

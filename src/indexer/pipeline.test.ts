@@ -9,7 +9,7 @@ import { BASE_TIME, claudeLine } from "../../test/sources-lines.js";
 import { ConfigSchema, type Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
 import { compileRedaction, PROJECTION_VERSION } from "../projection/index.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
 import { backfill, type BackfillOptions, type BackfillResult } from "./backfill.js";

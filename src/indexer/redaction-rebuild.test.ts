@@ -11,7 +11,7 @@ import {
   PROJECTION_VERSION,
   type Redaction,
 } from "../projection/index.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import { checkDerivedVersions, storedRedactionFingerprint } from "./derived-versions.js";
 import { createIndexWorker } from "./worker.js";

@@ -14,7 +14,7 @@ import { plannerTuning } from "../search/planner.js";
 import { runSearchHistory } from "../tools/search-history.js";
 import { SearchHistoryInput } from "../tools/search-history-input.js";
 import { computeTermStats } from "../search/term-stats.js";
-import { createSources } from "../sources/registry.js";
+import { createSources } from "../sources/readers.js";
 import type { Source } from "../sources/types.js";
 import { READERS_VERSION } from "../sources/version.js";
 import { COVERAGE_STALE_MS, readCoverage, readPublishedCoverage } from "../store/coverage-row.js";

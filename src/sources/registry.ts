@@ -1,24 +1,22 @@
 import { z } from "zod";
-import type { Env } from "../platform/paths.js";
 import { bridge } from "./bridge/definition.js";
 import { claudeCode } from "./claude-code/definition.js";
 import { cline } from "./cline/definition.js";
 import { codex } from "./codex/definition.js";
 import { continueCli } from "./continue/definition.js";
 import { copilot } from "./copilot/definition.js";
-import type { SourceDefinition } from "./definition.js";
-import { agentNames, ownAgents, sourcesConfigSchema } from "./derive.js";
+import { agentNames, sourcesConfigSchema } from "./derive.js";
 import { dyad } from "./dyad/definition.js";
 import { gemini } from "./gemini-cli/definition.js";
 import { kilo } from "./kilo/definition.js";
 import { opencode } from "./opencode/definition.js";
 import { qwen } from "./qwen-code/definition.js";
 import { pi } from "./pi/definition.js";
-import type { Source } from "./types.js";
 
 /**
  * Every source recall reads, in the order they are read. A new source is one folder under
- * sources/ exporting a definition (docs/adding-a-source.md) plus one line here.
+ * sources/ exporting a definition (docs/adding-a-source.md), one line here and its reader in
+ * readers.ts. What it takes to read one is kept out of this list (definition.ts says why).
  */
 export const SOURCES = [
   claudeCode,
@@ -41,23 +39,3 @@ export type AgentName = z.infer<typeof AgentName>;
 
 /** config.json's `sources`: each registered source's switches and settings. */
 export type SourcesConfig = z.infer<ReturnType<typeof sourcesConfigSchema<typeof SOURCES>>>;
-
-export interface CreateSourcesOptions {
-  /** Lines longer than this are discarded from parsing (their bytes are still retained). */
-  maxLineBytes?: number;
-}
-
-/**
- * The sources of this machine, one per CLI (Dyad: one per database), each honouring its CLI's
- * own environment variables (CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DB, XDG_DATA_HOME, COPILOT_HOME,
- * PI_CODING_AGENT_DIR).
- */
-export function createSources(
-  env: Env,
-  config: { sources: SourcesConfig },
-  options: CreateSourcesOptions = {},
-  definitions: readonly SourceDefinition[] = SOURCES,
-): Source[] {
-  const agents = ownAgents(definitions);
-  return definitions.flatMap((d) => d.create({ env, settings: config.sources, agents, ...options }));
-}

@@ -5,9 +5,9 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Env } from "../../src/platform/paths.js";
-import { clineSessionsDir } from "../../src/sources/cline/source.js";
-import { continueSessionsDir } from "../../src/sources/continue/source.js";
-import { kiloDataDir } from "../../src/sources/kilo/source.js";
+import { clineSessionsDir } from "../../src/sources/cline/paths.js";
+import { continueSessionsDir } from "../../src/sources/continue/paths.js";
+import { kiloDataDir } from "../../src/sources/kilo/paths.js";
 import { kiloSession, kiloText, openKiloDb } from "./kilo-db.js";
 import type { ContractFixture } from "./source-contract.js";
 

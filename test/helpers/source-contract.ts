@@ -13,9 +13,9 @@ import { backfill, type BatchLimits } from "../../src/indexer/backfill.js";
 import { forget } from "../../src/indexer/forget.js";
 import { PROJECTION_VERSION } from "../../src/projection/index.js";
 import { searchHistory } from "../../src/search/history.js";
-import type { SourceDefinition } from "../../src/sources/definition.js";
+import type { ReadableSource } from "../../src/sources/definition.js";
 import { sourcesConfigSchema } from "../../src/sources/derive.js";
-import { createSources } from "../../src/sources/registry.js";
+import { createSources } from "../../src/sources/readers.js";
 import type { Source } from "../../src/sources/types.js";
 import { openHistoryStore, type HistoryStore } from "../../src/store/history-store.js";
 import { documentRows } from "./document-text.js";
@@ -54,7 +54,7 @@ export interface Run {
 
 const T0 = Date.UTC(2026, 9, 1);
 
-export async function openSourceRun(definition: SourceDefinition, maxLineBytes?: number): Promise<Run> {
+export async function openSourceRun(definition: ReadableSource, maxLineBytes?: number): Promise<Run> {
   const t = tempDir("recall-contract-");
   const home = path.join(t.dir, "home");
   const env: Env = { HOME: home };
@@ -133,7 +133,7 @@ function snapshot(root: string): Map<string, string> {
 }
 
 /** Registers the contract's tests for one source definition. */
-export function sourceContract(definition: SourceDefinition, fixture: ContractFixture): void {
+export function sourceContract(definition: ReadableSource, fixture: ContractFixture): void {
   describe(`source contract: ${definition.name}${fixture.label ? ` (${fixture.label})` : ""}`, () => {
     const runs: Run[] = [];
     const start = async (maxLineBytes?: number) => {

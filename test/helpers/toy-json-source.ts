@@ -6,7 +6,7 @@
 import path from "node:path";
 import { z } from "zod";
 import type { Env } from "../../src/platform/paths.js";
-import { defineSource } from "../../src/sources/definition.js";
+import { defineSource, readable } from "../../src/sources/definition.js";
 import { JsonDocumentSource } from "../../src/sources/files/json-document-source.js";
 import { nonEmptyDir } from "../../src/sources/files/presence.js";
 import { conversationId, transcriptHitId } from "../../src/sources/ids.js";
@@ -53,19 +53,21 @@ function read(_file: string, value: unknown) {
   return { conversation, records, aliases: conversation.title ? [conversation.title] : [] };
 }
 
-export const toyJson = defineSource({
-  name: AGENT,
-  agent: AGENT,
-  filter: { own: true },
-  displayName: "Toy JSON",
-  conversationId: "toyjson:<session>",
-  env: ["HOME"],
-  roots: (env) => [toyJsonSessions(env)],
-  lookedIn: (env) => [toyJsonSessions(env)],
-  hasHistory: (env) => nonEmptyDir(toyJsonSessions(env)),
-  config: { toyjson: z.boolean().default(true) },
-  limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
+export const toyJson = readable(
+  defineSource({
+    name: AGENT,
+    agent: AGENT,
+    filter: { own: true },
+    displayName: "Toy JSON",
+    conversationId: "toyjson:<session>",
+    env: ["HOME"],
+    roots: (env) => [toyJsonSessions(env)],
+    lookedIn: (env) => [toyJsonSessions(env)],
+    hasHistory: (env) => nonEmptyDir(toyJsonSessions(env)),
+    config: { toyjson: z.boolean().default(true) },
+    limits: ["maxEntries", "maxFiles"],
+  }),
+  ({ env, settings, maxLineBytes }) =>
     settings.toyjson
       ? [
           new JsonDocumentSource({
@@ -79,7 +81,7 @@ export const toyJson = defineSource({
           }),
         ]
       : [],
-});
+);
 
 export const toyJsonDocument = (id: string, messages: { at: number; text: string; role?: string }[]) =>
   JSON.stringify(

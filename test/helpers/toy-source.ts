@@ -6,7 +6,7 @@
 import path from "node:path";
 import { z } from "zod";
 import type { Env } from "../../src/platform/paths.js";
-import { defineSource } from "../../src/sources/definition.js";
+import { defineSource, readable } from "../../src/sources/definition.js";
 import type { JsonlParser, JsonlSink, ParserContext } from "../../src/sources/files/jsonl-source.js";
 import { JsonlFileSource } from "../../src/sources/files/jsonl-source.js";
 import type { JsonlLine } from "../../src/sources/files/jsonl-reader.js";
@@ -79,19 +79,21 @@ class ToyParser implements JsonlParser {
   }
 }
 
-export const toy = defineSource({
-  name: "toy",
-  agent: TOY_AGENT,
-  filter: { own: true },
-  displayName: "Toy Agent",
-  conversationId: "toy:<session>",
-  env: ["TOY_HOME"],
-  roots: (env) => [toyHome(env)],
-  lookedIn: (env) => [toySessions(env)],
-  hasHistory: (env) => nonEmptyDir(toySessions(env)),
-  config: { toy: z.boolean().default(true) },
-  limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
+export const toy = readable(
+  defineSource({
+    name: "toy",
+    agent: TOY_AGENT,
+    filter: { own: true },
+    displayName: "Toy Agent",
+    conversationId: "toy:<session>",
+    env: ["TOY_HOME"],
+    roots: (env) => [toyHome(env)],
+    lookedIn: (env) => [toySessions(env)],
+    hasHistory: (env) => nonEmptyDir(toySessions(env)),
+    config: { toy: z.boolean().default(true) },
+    limits: ["maxEntries", "maxFiles"],
+  }),
+  ({ env, settings, maxLineBytes }) =>
     settings.toy
       ? [
           new JsonlFileSource({
@@ -106,7 +108,7 @@ export const toy = defineSource({
           }),
         ]
       : [],
-});
+);
 
 export const toyLine = (at: number, text: string, role: "user" | "assistant" = "user") =>
   `${JSON.stringify({ at, role, text })}\n`;

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { Env } from "../../src/platform/paths.js";
-import { defineSource } from "../../src/sources/definition.js";
+import { defineSource, readable } from "../../src/sources/definition.js";
 import {
   SessionDatabaseSource,
   type ChangedRow,
@@ -38,19 +38,21 @@ const MESSAGES = `SELECT id, session_id, role, text, at, updated_at AS updatedAt
   WHERE session_id = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at, id LIMIT ?`;
 const after = (c: RowCursor) => [c.t === -Infinity ? -1 : c.t, c.id];
 
-export const toySql = defineSource({
-  name: AGENT,
-  agent: AGENT,
-  filter: { own: true },
-  displayName: "Toy SQL",
-  conversationId: "toysql:<session>",
-  env: ["HOME"],
-  roots: (env) => [path.dirname(toySqlFile(env))],
-  lookedIn: (env) => [toySqlFile(env)],
-  hasHistory: (env) => existsSync(toySqlFile(env)),
-  config: { toysql: z.boolean().default(true) },
-  limits: ["maxSessionRows"],
-  create: ({ env, settings, maxLineBytes }) =>
+export const toySql = readable(
+  defineSource({
+    name: AGENT,
+    agent: AGENT,
+    filter: { own: true },
+    displayName: "Toy SQL",
+    conversationId: "toysql:<session>",
+    env: ["HOME"],
+    roots: (env) => [path.dirname(toySqlFile(env))],
+    lookedIn: (env) => [toySqlFile(env)],
+    hasHistory: (env) => existsSync(toySqlFile(env)),
+    config: { toysql: z.boolean().default(true) },
+    limits: ["maxSessionRows"],
+  }),
+  ({ env, settings, maxLineBytes }) =>
     settings.toysql
       ? [
           new SessionDatabaseSource<SessionRow, MessageRow>({
@@ -101,7 +103,7 @@ export const toySql = defineSource({
           }),
         ]
       : [],
-});
+);
 
 /** Opens (creating) the toy database in WAL mode, as the CLI would. */
 export function openToySql(env: Env): Database.Database {

@@ -9,7 +9,7 @@ import {
   type ExportedFile,
 } from "../../app/export.js";
 import { openIndexToRead, type Db } from "../../app/open-index.js";
-import { compileRedaction } from "../../app/recall.js";
+import { compileRedaction } from "../../app/redaction.js";
 import { conversationIds, SOURCES } from "../../app/sources.js";
 import type { CliContext } from "../context.js";
 import type { CommandModule } from "../program.js";

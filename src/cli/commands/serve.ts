@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { bridgeRoot, type Env, type Config, compileRedaction, type Engine } from "../../app/recall.js";
+import { bridgeRoot, type Env, type Config, type Engine } from "../../app/recall.js";
+import { compileRedaction } from "../../app/redaction.js";
 import { openIndexToWrite } from "../../app/open-index.js";
 import { RecallError } from "../../core/errors.js";
 import { isLoopback } from "../../http/guard.js";

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { bridgeRoot } from "../../platform/paths.js";
 import { defineSource } from "../definition.js";
-import { BRIDGE_AGENT, BRIDGE_SOURCE } from "./records.js";
-import { BridgeSource } from "./source.js";
+import { BRIDGE_SOURCE } from "../../core/kinds.js";
+
+/** The bridge's peers are agents the filter does not name: their documents answer `other`. */
+export const BRIDGE_AGENT = "other";
 
 export const bridge = defineSource({
   name: BRIDGE_SOURCE,
@@ -18,7 +20,4 @@ export const bridge = defineSource({
     bridgeDir: z.string().min(1).optional(),
   },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, agents }) => [
-    new BridgeSource({ root: bridgeRoot(env, settings.bridgeDir), agents }),
-  ],
 });

@@ -1,11 +1,12 @@
 import { BRIDGE_SOURCE } from "../../core/kinds.js";
+import { BRIDGE_AGENT } from "./definition.js";
 import type { DecisionRow, MessageRow, QuestionRow } from "../../bridge/read.js";
 import { MAX_MESSAGE_BYTES, RUN_METADATA_KNOWN, type RunMetadata } from "../../bridge/records.js";
 import { cutHeadToBytes } from "../../projection/utf8.js";
 import { resolveProject } from "../../platform/project.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
 
-export { BRIDGE_SOURCE };
+export { BRIDGE_AGENT, BRIDGE_SOURCE };
 
 /**
  * Bridge rows as source records. Hit ids and source keys (one document per key):
@@ -16,7 +17,6 @@ export { BRIDGE_SOURCE };
  * - a run log chunk: `run:<basename>#<offset>`, key `r:<basename>#<offset>`; its metadata
  *   snapshot `run:<basename>#meta`.
  */
-export const BRIDGE_AGENT = "other";
 
 const text = (value: string) => ({
   type: "turn" as const,

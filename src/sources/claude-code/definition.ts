@@ -3,7 +3,9 @@ import { z } from "zod";
 import { agentRoots } from "../../platform/paths.js";
 import { defineSource } from "../definition.js";
 import { nonEmptyDir } from "../files/presence.js";
-import { CLAUDE_AGENT, CLAUDE_SOURCE, createClaudeSource } from "./source.js";
+
+export const CLAUDE_SOURCE = "claude-code";
+export const CLAUDE_AGENT = "claude";
 
 export const claudeCode = defineSource({
   name: CLAUDE_SOURCE,
@@ -17,6 +19,4 @@ export const claudeCode = defineSource({
   hasHistory: (env) => agentRoots(env).claude.some((r) => nonEmptyDir(path.join(r, "projects"))),
   config: { claude: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
-    settings.claude ? [createClaudeSource(env, maxLineBytes !== undefined ? { maxLineBytes } : {})] : [],
 });

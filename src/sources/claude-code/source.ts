@@ -29,9 +29,7 @@ import { createClaudeMerger, parseClaudeLine, type ClaudeRecord, type ClaudeTurn
 import { RecentMap, RecentSet } from "../shared/bounded.js";
 import { isRecord, parseJsonObjectLine, str } from "../shared/json.js";
 import { conversationId, transcriptHitId } from "../ids.js";
-
-export const CLAUDE_SOURCE = "claude-code";
-export const CLAUDE_AGENT = "claude";
+import { CLAUDE_AGENT, CLAUDE_SOURCE } from "./definition.js";
 
 const AGENT_FILE = /^agent-([^/\\]+)\.jsonl$/;
 

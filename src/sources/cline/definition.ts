@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { defineSource } from "../definition.js";
+import { clineDir, clineSessionsDir } from "./paths.js";
 import { nonEmptyDir } from "../files/presence.js";
-import { CLINE_AGENT, CLINE_SOURCE, clineDir, clineSessionsDir, createClineSource } from "./source.js";
+
+export const CLINE_SOURCE = "cline";
+export const CLINE_AGENT = "cline";
 
 export const cline = defineSource({
   name: CLINE_SOURCE,
@@ -15,5 +18,4 @@ export const cline = defineSource({
   hasHistory: (env) => nonEmptyDir(clineSessionsDir(env)),
   config: { cline: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) => (settings.cline ? [createClineSource(env, maxLineBytes)] : []),
 });

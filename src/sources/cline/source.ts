@@ -17,14 +17,10 @@ import { conversationId, transcriptHitId } from "../ids.js";
 import { parseJson } from "../shared/json.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
 import { clineSessionOf, mapClineMessages, mapClineMeta, type ClineMeta } from "./record.js";
+import { CLINE_AGENT, CLINE_SOURCE } from "./definition.js";
+import { clineSessionsDir } from "./paths.js";
 
-export const CLINE_SOURCE = "cline";
-export const CLINE_AGENT = "cline";
 const SUFFIX = ".messages.json";
-
-/** CLINE_DIR, else ~/.cline. */
-export const clineDir = (env: Env) => path.resolve(env.CLINE_DIR || path.join(env.HOME ?? "/", ".cline"));
-export const clineSessionsDir = (env: Env) => path.join(clineDir(env), "data", "sessions");
 
 function readMeta(file: string): ClineMeta {
   try {

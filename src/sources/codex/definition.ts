@@ -3,7 +3,9 @@ import { z } from "zod";
 import { agentRoots } from "../../platform/paths.js";
 import { defineSource } from "../definition.js";
 import { nonEmptyDir } from "../files/presence.js";
-import { CODEX_AGENT, CODEX_SOURCE, createCodexSource } from "./source.js";
+
+export const CODEX_SOURCE = "codex";
+export const CODEX_AGENT = "codex";
 
 export const codex = defineSource({
   name: CODEX_SOURCE,
@@ -19,6 +21,4 @@ export const codex = defineSource({
     nonEmptyDir(path.join(agentRoots(env).codex, "archived_sessions")),
   config: { codex: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
-    settings.codex ? [createCodexSource(env, maxLineBytes !== undefined ? { maxLineBytes } : {})] : [],
 });

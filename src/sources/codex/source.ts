@@ -37,9 +37,7 @@ import {
   type CodexTurnRecord,
 } from "./record.js";
 import { conversationId, transcriptHitId } from "../ids.js";
-
-export const CODEX_SOURCE = "codex";
-export const CODEX_AGENT = "codex";
+import { CODEX_AGENT, CODEX_SOURCE } from "./definition.js";
 
 const ROLLOUT = /^rollout-.*\.jsonl(\.zst)?$/;
 

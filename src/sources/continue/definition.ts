@@ -1,13 +1,10 @@
 import { z } from "zod";
 import { defineSource } from "../definition.js";
+import { continueDir, continueSessionsDir } from "./paths.js";
 import { nonEmptyDir } from "../files/presence.js";
-import {
-  CONTINUE_AGENT,
-  CONTINUE_SOURCE,
-  continueDir,
-  continueSessionsDir,
-  createContinueSource,
-} from "./source.js";
+
+export const CONTINUE_SOURCE = "continue";
+export const CONTINUE_AGENT = "continue";
 
 export const continueCli = defineSource({
   name: CONTINUE_SOURCE,
@@ -21,6 +18,4 @@ export const continueCli = defineSource({
   hasHistory: (env) => nonEmptyDir(continueSessionsDir(env)),
   config: { continue: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
-    settings.continue ? [createContinueSource(env, maxLineBytes)] : [],
 });

@@ -18,15 +18,10 @@ import { arr, obj, parseJson, str } from "../shared/json.js";
 import { parseTimestamp } from "../shared/time.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
 import { continueTimes, continueTitle, mapContinueHistory } from "./record.js";
+import { CONTINUE_AGENT, CONTINUE_SOURCE } from "./definition.js";
+import { continueSessionsDir } from "./paths.js";
 
-export const CONTINUE_SOURCE = "continue";
-export const CONTINUE_AGENT = "continue";
 const INDEX_FILE = "sessions.json";
-
-/** CONTINUE_GLOBAL_DIR, else ~/.continue. */
-export const continueDir = (env: Env) =>
-  path.resolve(env.CONTINUE_GLOBAL_DIR || path.join(env.HOME ?? "/", ".continue"));
-export const continueSessionsDir = (env: Env) => path.join(continueDir(env), "sessions");
 
 /** A session's `dateCreated` from sessions.json (epoch ms, stored as a string), if listed. */
 function createdFromIndex(dir: string, session: string): number | null {

@@ -1,13 +1,10 @@
 import { z } from "zod";
 import { defineSource } from "../definition.js";
+import { copilotHome, copilotSessions } from "./paths.js";
 import { nonEmptyDir } from "../files/presence.js";
-import {
-  COPILOT_AGENT,
-  COPILOT_SOURCE,
-  copilotHome,
-  copilotSessions,
-  createCopilotSource,
-} from "./source.js";
+
+export const COPILOT_SOURCE = "copilot-cli";
+export const COPILOT_AGENT = "copilot";
 
 export const copilot = defineSource({
   name: COPILOT_SOURCE,
@@ -21,6 +18,4 @@ export const copilot = defineSource({
   hasHistory: (env) => nonEmptyDir(copilotSessions(env)),
   config: { copilot: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
-    settings.copilot ? [createCopilotSource(env, maxLineBytes !== undefined ? { maxLineBytes } : {})] : [],
 });

@@ -7,19 +7,14 @@
  * Conversations `copilot:<session>`, hit ids `transcript:copilot:<session>:<event id>`.
  */
 import path from "node:path";
-import { home, type Env } from "../../platform/paths.js";
+import type { Env } from "../../platform/paths.js";
 import { ProjectResolver } from "../../platform/project.js";
 import { JsonlFileSource } from "../files/jsonl-source.js";
 import { LineTranscriptParser, type LineFormat } from "../files/line-transcript.js";
 import type { WalkRule } from "../files/walker.js";
 import { mapCopilotLine } from "./record.js";
-
-export const COPILOT_SOURCE = "copilot-cli";
-export const COPILOT_AGENT = "copilot";
-
-/** COPILOT_HOME moves the whole folder, as the CLI documents it. */
-export const copilotHome = (env: Env) => path.resolve(env.COPILOT_HOME || path.join(home(env), ".copilot"));
-export const copilotSessions = (env: Env) => path.join(copilotHome(env), "session-state");
+import { COPILOT_AGENT, COPILOT_SOURCE } from "./definition.js";
+import { copilotSessions } from "./paths.js";
 
 const EVENTS = "events.jsonl";
 

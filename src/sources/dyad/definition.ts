@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { agentRoots } from "../../platform/paths.js";
 import { defineSource } from "../definition.js";
-import { DYAD_AGENT, DYAD_SOURCE, DyadSource, indexedDyadDatabases } from "./source.js";
+
+/** The source name of Dyad's own userData database. */
+export const DYAD_SOURCE = "dyad";
+export const DYAD_AGENT = "dyad";
 
 export const dyad = defineSource({
   name: DYAD_SOURCE,
@@ -22,6 +25,4 @@ export const dyad = defineSource({
     dyadAppsDir: z.string().min(1).optional(),
   },
   limits: [],
-  create: ({ env, settings }) =>
-    indexedDyadDatabases(env, settings).map((database) => new DyadSource(database)),
 });

@@ -41,10 +41,8 @@ import type {
 } from "../types.js";
 import { emptyBatch } from "../types.js";
 import { chatConversationId, chatHitId } from "../ids.js";
+import { DYAD_AGENT, DYAD_SOURCE } from "./definition.js";
 
-export const DYAD_AGENT = "dyad";
-/** The source name of Dyad's own userData database. */
-export const DYAD_SOURCE = "dyad";
 /** Message ids per reconcile range. */
 export const RANGE_IDS = 128;
 /** Ranges fingerprinted per tick at most (each is one primary-key range aggregate). */

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { defineSource } from "../definition.js";
 import { geminiDir, geminiHasHistory, geminiProjects } from "./paths.js";
-import { createGeminiSource, GEMINI_AGENT, GEMINI_SOURCE } from "./source.js";
+
+export const GEMINI_SOURCE = "gemini-cli";
+export const GEMINI_AGENT = "gemini";
 
 export const gemini = defineSource({
   name: GEMINI_SOURCE,
@@ -15,6 +17,4 @@ export const gemini = defineSource({
   hasHistory: geminiHasHistory,
   config: { gemini: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
-    settings.gemini ? [createGeminiSource(env, maxLineBytes !== undefined ? { maxLineBytes } : {})] : [],
 });

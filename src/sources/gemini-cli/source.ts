@@ -27,9 +27,7 @@ import { parseJsonObjectLine, str } from "../shared/json.js";
 import type { ConversationRef } from "../types.js";
 import { geminiProjects } from "./paths.js";
 import { parseGeminiLine, type GeminiMessage } from "./record.js";
-
-export const GEMINI_SOURCE = "gemini-cli";
-export const GEMINI_AGENT = "gemini";
+import { GEMINI_AGENT, GEMINI_SOURCE } from "./definition.js";
 
 const CHAT_FILE = /^session-.*\.jsonl$/;
 

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { defineSource } from "../definition.js";
-import { createKiloSource, KILO_AGENT, KILO_SOURCE, kiloDatabases, kiloDataDir } from "./source.js";
+import { kiloDataDir, kiloDatabases } from "./paths.js";
+
+export const KILO_SOURCE = "kilo";
+export const KILO_AGENT = "kilo";
 
 export const kilo = defineSource({
   name: KILO_SOURCE,
@@ -14,5 +17,4 @@ export const kilo = defineSource({
   hasHistory: (env) => kiloDatabases(env).length > 0,
   config: { kilo: z.boolean().default(true) },
   limits: ["maxSessionRows"],
-  create: ({ env, settings, maxLineBytes }) => (settings.kilo ? [createKiloSource(env, maxLineBytes)] : []),
 });

@@ -9,8 +9,6 @@
  * Conversation `kilo:<sessionId>` (parent from `parent_id`); records keyed by message id (hit id
  * `transcript:kilo:<sessionId>:<messageId>`).
  */
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import type { Env } from "../../platform/paths.js";
 import { ProjectResolver } from "../../platform/project.js";
 import { SessionDatabaseSource, type RowCursor } from "../databases/session-database-source.js";
@@ -20,25 +18,8 @@ import { opencodeSourceRecord } from "../opencode/turn-record.js";
 import type { Db } from "../../store/open.js";
 import type { ConversationRef, SourceRecord } from "../types.js";
 import { mapKiloSession, type KiloMessageRow, type KiloSessionRow } from "./record.js";
-
-export const KILO_SOURCE = "kilo";
-export const KILO_AGENT = "kilo";
-
-/** $XDG_DATA_HOME/kilo, else ~/.local/share/kilo. */
-export const kiloDataDir = (env: Env) =>
-  path.resolve(env.XDG_DATA_HOME || path.join(env.HOME ?? "/", ".local", "share"), "kilo");
-
-export function kiloDatabases(env: Env): string[] {
-  const dir = kiloDataDir(env);
-  try {
-    return readdirSync(dir)
-      .filter((name) => /^kilo.*\.db$/.test(name))
-      .sort()
-      .map((name) => path.join(dir, name));
-  } catch {
-    return [];
-  }
-}
+import { KILO_AGENT, KILO_SOURCE } from "./definition.js";
+import { kiloDatabases } from "./paths.js";
 
 // A session changes when it, one of its messages or one of their parts does.
 const SESSIONS = `SELECT s.*, max(s.time_updated,

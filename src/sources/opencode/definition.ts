@@ -4,7 +4,9 @@ import { z } from "zod";
 import { agentRoots } from "../../platform/paths.js";
 import { defineSource } from "../definition.js";
 import { nonEmptyDir } from "../files/presence.js";
-import { createOpencodeSource, OPENCODE_AGENT, OPENCODE_SOURCE } from "./source.js";
+
+export const OPENCODE_SOURCE = "opencode";
+export const OPENCODE_AGENT = "opencode";
 
 export const opencode = defineSource({
   name: OPENCODE_SOURCE,
@@ -33,5 +35,4 @@ export const opencode = defineSource({
   },
   config: { opencode: z.boolean().default(true) },
   limits: ["maxEntries", "maxSessionRows"],
-  create: ({ env, settings }) => (settings.opencode ? [createOpencodeSource(env)] : []),
 });

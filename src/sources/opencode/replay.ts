@@ -12,7 +12,8 @@ import {
   mapOpencodeV2Message,
   type OpencodeRow,
 } from "./record.js";
-import { OPENCODE_SOURCE, type OpencodeSessions } from "./sessions.js";
+import { OPENCODE_SOURCE } from "./definition.js";
+import type { OpencodeSessions } from "./sessions.js";
 
 /**
  * Replaying the retained rows and files of sessions whose database rows and storage/ files are

@@ -15,9 +15,7 @@ import {
 } from "./record.js";
 import type { SessionRow } from "./db.js";
 import { opencodeSourceRecord } from "./turn-record.js";
-
-export const OPENCODE_SOURCE = "opencode";
-export const OPENCODE_AGENT = "opencode";
+import { OPENCODE_AGENT, OPENCODE_SOURCE } from "./definition.js";
 
 export const parseState = <T>(cp: SourceCheckpoint | undefined): T | null => {
   if (!cp?.state) return null;

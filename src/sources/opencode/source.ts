@@ -21,10 +21,10 @@ import type { Budget, IndexView, Source, SourceBatch } from "../types.js";
 import { emptyBatch } from "../types.js";
 import { OpencodeDatabases } from "./database-reader.js";
 import { OpencodeReplay } from "./replay.js";
-import { OPENCODE_AGENT, OPENCODE_SOURCE, OpencodeSessions } from "./sessions.js";
+import { OPENCODE_AGENT, OPENCODE_SOURCE } from "./definition.js";
+import { OpencodeSessions } from "./sessions.js";
 import { OpencodeStorage } from "./storage-reader.js";
 
-export { OPENCODE_AGENT, OPENCODE_SOURCE } from "./sessions.js";
 export { SWEEP_INTERVAL_MS } from "./database-reader.js";
 
 export interface OpencodeSourceOptions {

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { defineSource } from "../definition.js";
+import { piAgentDir, piSessions } from "./paths.js";
 import { nonEmptyDir } from "../files/presence.js";
-import { createPiSource, PI_AGENT, PI_SOURCE, piAgentDir, piSessions } from "./source.js";
+
+export const PI_SOURCE = "pi";
+export const PI_AGENT = "pi";
 
 export const pi = defineSource({
   name: PI_SOURCE,
@@ -15,6 +18,4 @@ export const pi = defineSource({
   hasHistory: (env) => nonEmptyDir(piSessions(env)),
   config: { pi: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
-    settings.pi ? [createPiSource(env, maxLineBytes !== undefined ? { maxLineBytes } : {})] : [],
 });

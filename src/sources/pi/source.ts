@@ -4,22 +4,15 @@
  * conversation. Conversations `pi:<session>` (the uuid the header and the file name carry), hit
  * ids `transcript:pi:<session>:<entry id>`.
  */
-import path from "node:path";
-import { home, type Env } from "../../platform/paths.js";
+import type { Env } from "../../platform/paths.js";
 import { ProjectResolver } from "../../platform/project.js";
 import { JsonlFileSource } from "../files/jsonl-source.js";
 import { LineTranscriptParser, type LineFormat } from "../files/line-transcript.js";
 import type { WalkRule } from "../files/walker.js";
 import { mapPiLine } from "./record.js";
 import { piSession } from "./session.js";
-
-export const PI_SOURCE = "pi";
-export const PI_AGENT = "pi";
-
-/** PI_CODING_AGENT_DIR replaces ~/.pi/agent, as pi reads it. */
-export const piAgentDir = (env: Env) =>
-  path.resolve(env.PI_CODING_AGENT_DIR || path.join(home(env), ".pi", "agent"));
-export const piSessions = (env: Env) => path.join(piAgentDir(env), "sessions");
+import { PI_AGENT, PI_SOURCE } from "./definition.js";
+import { piSessions } from "./paths.js";
 
 export const piWalkRule: WalkRule = ({ name, depth, isDirectory, isFile }) => {
   if (depth === 0) return isDirectory ? "descend" : "skip";

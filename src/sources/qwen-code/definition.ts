@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { defineSource } from "../definition.js";
 import { qwenHasHistory, qwenHome, qwenProjects, qwenRuntime } from "./paths.js";
-import { createQwenSource, QWEN_AGENT, QWEN_SOURCE } from "./source.js";
+
+export const QWEN_SOURCE = "qwen-code";
+export const QWEN_AGENT = "qwen";
 
 export const qwen = defineSource({
   name: QWEN_SOURCE,
@@ -15,6 +17,4 @@ export const qwen = defineSource({
   hasHistory: qwenHasHistory,
   config: { qwen: z.boolean().default(true) },
   limits: ["maxEntries", "maxFiles"],
-  create: ({ env, settings, maxLineBytes }) =>
-    settings.qwen ? [createQwenSource(env, maxLineBytes !== undefined ? { maxLineBytes } : {})] : [],
 });

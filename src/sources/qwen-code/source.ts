@@ -22,9 +22,7 @@ import { conversationId, transcriptHitId } from "../ids.js";
 import type { ConversationRef } from "../types.js";
 import { qwenProjects } from "./paths.js";
 import { parseQwenLine } from "./record.js";
-
-export const QWEN_SOURCE = "qwen-code";
-export const QWEN_AGENT = "qwen";
+import { QWEN_AGENT, QWEN_SOURCE } from "./definition.js";
 
 /** `<slug>/chats/*.jsonl` and `<slug>/chats/<folder>/*.jsonl` below `<runtime>/projects`. */
 export const qwenWalkRule: WalkRule = ({ name, depth, isDirectory, isFile }) => {
