@@ -9,10 +9,11 @@ const WORDS = 60;
  * The searches a fresh `recall mcp` rehearses before its first request (mcp/rehearsal.ts), built
  * from the index's own most frequent words (the broker's persisted term lists): three of the
  * commonest together (their rows seldom meet: the reference plan), two less frequent ones (the
- * impact plan), and a file path of three mid-tier words (an identifier: its tokens are a phrase). The path is what warms
- * an identifier's first call: at 1M Zipf messages, after the other two alone the first call of
- * an identifier took about twice its second (25–35 ms against 13–16), after the path about the
- * same; a path of rarer words costs little and warms nothing, as its hot loops barely run.
+ * impact plan), and a file path of three mid-tier words (an identifier: its tokens are a
+ * phrase). The path is what warms an identifier's first call: at 1M Zipf messages, after the
+ * other two alone the first call of an identifier took about twice its second (25–35 ms against
+ * 13–16), after the path about the same; a path of rarer words costs little and warms nothing,
+ * as its hot loops barely run.
  * None when the index has no persisted lists (small or just built): its queries are cheap anyway.
  */
 export function warmUpQueries(db: Db): string[] {

@@ -6,8 +6,8 @@ import { BoundedStdioTransport } from "./line-transport.js";
 import { rehearse } from "./rehearsal.js";
 import { createMcpServer, type McpCallRecord } from "./server.js";
 
-/** A search tool that records what it is asked; `fail` makes every call a tool error. */
-function echoTool(asked: unknown[], fail = false): ToolDefinition {
+/** A search tool that records what it is asked; it fails every call, or never answers, if told. */
+function echoTool(asked: unknown[], answer: "ok" | "fail" | "never" = "ok"): ToolDefinition {
   return {
     name: "search_history",
     description: "",
@@ -16,7 +16,10 @@ function echoTool(asked: unknown[], fail = false): ToolDefinition {
     getConsentPreview: () => "",
     execute: (args) => {
       asked.push(args);
-      return fail ? Promise.reject(new Error("index not ready")) : Promise.resolve(`{"hits":[]}`);
+      if (answer === "never") return new Promise<string>(() => {});
+      return answer === "fail"
+        ? Promise.reject(new Error("index not ready"))
+        : Promise.resolve(`{"hits":[]}`);
     },
   };
 }
@@ -65,8 +68,32 @@ describe("a server's rehearsal before its first request", () => {
 
   it("ends when the tool fails every call (an index not ready yet)", async () => {
     const asked: unknown[] = [];
-    const server = createMcpServer({ name: "t", version: "1", tools: [echoTool(asked, true)], context: {} });
+    const server = createMcpServer({
+      name: "t",
+      version: "1",
+      tools: [echoTool(asked, "fail")],
+      context: {},
+    });
     await rehearse(server, [{ name: "search_history", arguments: { query: "word0", limit: 10 } }]);
     expect(asked).toHaveLength(1);
+  });
+
+  it("stops waiting for a call past its deadline, and the server serves its client", async () => {
+    const asked: unknown[] = [];
+    const server = createMcpServer({
+      name: "t",
+      version: "1",
+      tools: [echoTool(asked, "never")],
+      context: {},
+    });
+    const calls = [
+      { name: "search_history", arguments: { query: "word0", limit: 10 } },
+      { name: "search_history", arguments: { query: "word1", limit: 10 } },
+    ];
+    // Without the deadline this would wait forever (the test's own timeout fails it).
+    await rehearse(server, calls, 50);
+    expect(asked).toHaveLength(2);
+    const answer = await askOnce(server, { jsonrpc: "2.0", id: 1, method: "ping" });
+    expect(answer).toMatchObject({ id: 1, result: {} });
   });
 });

@@ -3,6 +3,9 @@ import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { PassThrough } from "node:stream";
 import { BoundedStdioTransport } from "./line-transport.js";
 
+/** The longest one rehearsed call is waited for. */
+const CALL_DEADLINE_MS = 5_000;
+
 /** A tool call a server answers before its client's first request (its answer is dropped). */
 export interface RehearsalCall {
   name: string;
@@ -16,7 +19,11 @@ export interface RehearsalCall {
  * result schemas, the tool): on the 1M Zipf index a rare word's first call took 15–21 ms against
  * 2–3 ms for the same call again, 5 ms of it outside the tool. Rehearsed, that path is warm.
  */
-export async function rehearse(server: Server, calls: readonly RehearsalCall[]): Promise<void> {
+export async function rehearse(
+  server: Server,
+  calls: readonly RehearsalCall[],
+  deadlineMs = CALL_DEADLINE_MS,
+): Promise<void> {
   const input = new PassThrough();
   const output = new PassThrough();
   const waiting = new Map<number, () => void>();
@@ -30,10 +37,15 @@ export async function rehearse(server: Server, calls: readonly RehearsalCall[]):
     }
   });
   let next = 0;
+  // A call left unanswered past the deadline is not waited for: the client comes first.
   const request = (method: string, params: Record<string, unknown>) =>
     new Promise<void>((resolve) => {
       const id = ++next;
-      waiting.set(id, resolve);
+      const timer = setTimeout(resolve, deadlineMs);
+      waiting.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
       input.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     });
   await server.connect(new BoundedStdioTransport({ input, output, log: () => {} }));
