@@ -7,15 +7,17 @@ const HEAP = new URL("../dist/core/heap.js", import.meta.url).href;
 /**
  * A process that limited its heap (core/heap.ts) starts a Worker, then allocates the way a
  * backfill's writer does (much of it surviving a while): the young generation it ends with, in MB.
+ * `keep`: limited through limitHeapGrowth, which restores the limit once any Worker is online.
  */
 function youngGenerationAfterWorker(keep: boolean): number {
   const script = `
     import { getHeapSpaceStatistics } from "node:v8";
     import { Worker } from "node:worker_threads";
     const heap = await import(${JSON.stringify(HEAP)});
-    heap.limitHeapGrowth();
+    // Without the restore: the flag set alone, as limitHeapGrowth once did.
+    if (${keep}) heap.limitHeapGrowth();
+    else (await import("node:v8")).setFlagsFromString("--semi-space-growth-factor=1");
     const worker = new Worker("setTimeout(() => {}, 50)", { eval: true });
-    if (${keep}) heap.keepHeapLimits(worker);
     await new Promise((resolve) => worker.once("online", () => setImmediate(resolve)));
     let kept = [];
     for (let i = 0; i < 2e6; i++) {

@@ -24,6 +24,7 @@ let limited = false;
  * again, below); a host app embedding recall keeps its own settings.
  */
 export function limitHeapGrowth(): void {
+  if (!limited) process.on("worker", (worker: Worker) => worker.once("online", restoreHeapLimits));
   limited = true;
   setFlagsFromString("--heap-growing-percent=50");
   setFlagsFromString(KEEP_SEMI_SPACES);
@@ -42,16 +43,12 @@ export function letYoungGenerationGrow(): void {
 
 /**
  * Each new heap's set-up puts V8's semi-space growth factor, a flag of the whole process, back
- * to its floor of 2: after a Worker starts, a process that limited its heap sets it again. The
- * backfill also does at each group, as its writer holds the event loop while the thread starts.
+ * to its floor of 2: a process that limited its heap sets it again once any Worker is online
+ * (limitHeapGrowth listens for every Worker the process starts). The backfill also does at each
+ * group, as its writer holds the event loop while the thread starts.
  */
 export function restoreHeapLimits(): void {
   if (limited) setFlagsFromString(KEEP_SEMI_SPACES);
-}
-
-/** Restores the heap limits once `worker` is running (see restoreHeapLimits). */
-export function keepHeapLimits(worker: Worker): void {
-  if (limited) worker.once("online", restoreHeapLimits);
 }
 
 /**

@@ -20,7 +20,6 @@ import {
 import { writeBatch } from "./ingest.js";
 import { prepareRecords } from "./prepare.js";
 import { SLOT, SLOT_COUNT, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
-import { keepHeapLimits } from "../core/heap.js";
 
 /** Bytes that crossed threads arrive as a plain Uint8Array: the same memory, as a Buffer. */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -130,7 +129,6 @@ function startPipeline(
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
   worker.unref();
-  keepHeapLimits(worker);
   /** Set from the event loop (a yielding backfill sees it between groups). */
   let gone: string | null = null;
   worker.on("error", (error) => (gone ??= (error as { code?: string }).code ?? error.name));

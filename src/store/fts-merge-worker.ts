@@ -3,7 +3,6 @@ import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { RecallError } from "../core/errors.js";
 import { CRISIS_MERGE } from "./fts-merge.js";
-import { keepHeapLimits } from "../core/heap.js";
 
 /**
  * FTS5 segment merging on a worker thread with its own connection, for the history.db split and
@@ -87,7 +86,6 @@ export function mergeOffThread(file: string, options: WorkerMergeOptions = {}): 
   };
   return new Promise((resolve, reject) => {
     const worker = new Worker(SCRIPT, { eval: true, workerData });
-    keepHeapLimits(worker);
     let answer: { transactions: number } | null = null;
     worker.once("message", (m: { transactions: number }) => (answer = m));
     worker.once("error", reject);

@@ -7,7 +7,6 @@ import { RecallError } from "../core/errors.js";
 import { threadCpuMs } from "../platform/thread-cpu.js";
 import type { Db } from "./open.js";
 import { makePrivateDbFile } from "./private-files.js";
-import { keepHeapLimits } from "../core/heap.js";
 
 export interface BackupStep {
   wallMs: number;
@@ -154,7 +153,6 @@ function quickCheckOffThread(file: string): Promise<{ result: string; tables: st
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   return new Promise((resolve, reject) => {
     const worker = new Worker(CHECK_SCRIPT, { eval: true, workerData: { driver, file } });
-    keepHeapLimits(worker);
     let answered = false;
     worker.once("message", (m: { result: string; tables: string }) => {
       answered = true;

@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { keepHeapLimits } from "../core/heap.js";
 
 /**
  * WAL checkpoints of a file written in bounded steps, on a worker thread. A connection's
@@ -35,7 +34,6 @@ parentPort.on("message", () => {
 export function startCheckpointer(file: string, everyMs = 100): Checkpointer {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(SCRIPT, { eval: true, workerData: { driver, file, everyMs } });
-  keepHeapLimits(worker);
   const ended = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   // A worker that fails leaves the WAL to grow until the writer closes: never the split's failure.
   worker.on("error", () => {});
