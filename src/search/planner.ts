@@ -3,6 +3,7 @@ import { pluckedStatement, statement } from "../store/statements.js";
 import { BestFirst } from "./best-first.js";
 import { mergeLists, usableSlots, type Listing } from "./impact-merge.js";
 import { bm25Idf, bm25Score, countTerms } from "./bm25.js";
+import { COST, OR_IMPACT_COST, PREFIX_WEIGHT } from "./plan-costs.js";
 import { bm25Call, type ColumnWeights } from "./weights.js";
 import { docsizeTotal } from "./fts-index.js";
 import { ftsTerm } from "./stem.js";
@@ -363,16 +364,6 @@ const FIRST_IMPACT_BATCH = 32;
 const STABLE_HEAD = 20;
 const STABLE_BATCHES = 1;
 
-/**
- * Rough costs in microseconds, measured on the benchmark machine (2 EPYC cores): FTS5 counting a
- * posting for an IDF, FTS5 scoring a row with bm25(), and this module reading and scoring a row.
- */
-export const COST = { idf: 0.05, ftsRow: 0.6, jsRow: 6, prefixRow: 4 } as const;
-/**
- * A prefix term costs FTS5 far more per posting than a word: it merges the postings of every
- * token with the prefix into one list before it can count or score them (`prefixRow` per posting).
- */
-const PREFIX_WEIGHT = COST.prefixRow / (COST.idf + COST.ftsRow);
 const isPrefix = (term: string) => term.endsWith("*");
 
 /** Candidates among an AND query's listed rows needed to judge the impact plan's chances by them. */
@@ -558,13 +549,13 @@ function plan(db: Db, request: RankRequest): RankResult {
     listed = listMatches(db, request, plannerTuning.enumerateMaxRows ?? ENUMERATE_MAX_ROWS);
     if (listed.complete) {
       const ids = listed.ids;
-      const reference = postings * COST.idf + ids.length * COST.ftsRow;
+      const reference = postings * (COST.idf + COST.walk) + ids.length * COST.ftsRow;
       if (!forced && reference < ids.length * COST.jsRow) {
         return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
       }
       return scoreListed(db, cache, request, ids, "enumerate");
     }
-  } else if (!forced && postings * (COST.idf + COST.ftsRow) < IMPACT_MAX_SCORED * COST.jsRow) {
+  } else if (!forced && postings * (COST.idf + COST.ftsRow) < OR_IMPACT_COST) {
     return { rows: rankExactCut(db, request), plan: "exact", exact: true, scored: 0 };
   }
   // The impact lists hold each term's best rows: when too few of them pass the filters, so do
