@@ -26,7 +26,7 @@ import {
 } from "../store/history-split.js";
 import { backupDatabase, backupStamp, currentVersion, migrate } from "../store/migrate.js";
 import { openDatabase, type Db } from "../store/open.js";
-import { startCheckpointer, type Checkpointer } from "../store/wal-checkpointer.js";
+import { checkpointOffThread, type Checkpointer } from "../store/wal-checkpointer.js";
 import { hasSplitLog, installSplitLog, removeSplitLog, trimSplitLog } from "../store/split-log.js";
 import { StepPace } from "./split-pace.js";
 import { verifySplit } from "./split-verify.js";
@@ -228,8 +228,7 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
     target = await openOrBegin(host, to, phase, options, report, maxMs, clock);
     const db = target;
     // Checkpoints off the host's thread while the split writes (store/wal-checkpointer.ts).
-    db.pragma("wal_autocheckpoint = 0");
-    checkpointer = startCheckpointer(to);
+    checkpointer = checkpointOffThread(db);
     report.backup = splitMeta(db, "backup") ?? null;
     report.engine = (splitMeta(db, "engine") as Engine | undefined) ?? null;
 
@@ -244,7 +243,7 @@ export async function runSplit(options: SplitOptions): Promise<SplitReport> {
 
     const check = await verifySplit(db, step);
     if (check.reason !== undefined) {
-      await checkpointer.stop();
+      await checkpointer?.stop();
       checkpointer = null;
       target = null;
       const kept = keepFailed(db, host, to, check.reason, clock);

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import type { Db } from "./open.js";
 
 /**
  * WAL checkpoints of a file written in bounded steps, on a worker thread. A connection's
@@ -41,6 +42,25 @@ export function startCheckpointer(file: string, everyMs = 100): Checkpointer {
     async stop() {
       worker.postMessage("stop");
       await ended;
+    },
+  };
+}
+
+/**
+ * Moves a WAL connection's checkpoints to a worker until stopped: its automatic checkpoints are
+ * turned off meanwhile and put back as they were after the worker's last checkpoint. For a
+ * host's connection, which keeps its own setting outside recall's long runs. Null (nothing
+ * changed) for an in-memory database or one not in WAL mode.
+ */
+export function checkpointOffThread(db: Db): Checkpointer | null {
+  if (db.memory || String(db.pragma("journal_mode", { simple: true })) !== "wal") return null;
+  const autocheckpoint = Number(db.pragma("wal_autocheckpoint", { simple: true }));
+  db.pragma("wal_autocheckpoint = 0");
+  const checkpointer = startCheckpointer(db.name);
+  return {
+    async stop() {
+      await checkpointer.stop();
+      if (db.open) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
     },
   };
 }
