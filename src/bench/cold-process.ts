@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { distribution, fig, timeSync, type Distribution, type Figure } from "./measure.js";
+import { warmPageCache } from "./page-cache.js";
 
 export interface ColdProcessFigures {
   available: boolean;
@@ -17,7 +18,10 @@ export interface ColdProcessFigures {
 const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const HOOK = new URL("./rss-hook.js", import.meta.url).href;
 
-/** Cold `recall search` processes (a new process per query, as a person or a script runs it). */
+/**
+ * Cold `recall search` processes (a new process per query, as a person or a script runs it), each
+ * started with the index in the OS page cache (page-cache.ts).
+ */
 export function benchColdProcess(recallHome: string, queries: readonly string[]): ColdProcessFigures {
   if (!existsSync(CLI))
     return { available: false, note: `unavailable: ${CLI} is missing (run npm run build)` };
@@ -25,6 +29,7 @@ export function benchColdProcess(recallHome: string, queries: readonly string[])
   const rss: number[] = [];
   let failures = 0;
   for (const q of queries) {
+    warmPageCache(recallHome);
     const { ms, value } = timeSync(() =>
       spawnSync(
         process.execPath,

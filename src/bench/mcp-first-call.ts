@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { distribution, fig, timeAsync, type Distribution, type Figure } from "./measure.js";
+import { warmPageCache } from "./page-cache.js";
 import { CLI, connectRecallMcp } from "./recall-mcp.js";
 
 export const FIRST_CALL_CLASSES = ["rare", "identifier", "mixed", "common"] as const;
@@ -24,9 +25,10 @@ export interface McpFirstCallFigures {
 /**
  * The first query of every process: an agent starts `recall mcp` with its session, so its first
  * search_history meets a process with no statement, page or term list cached yet (the index file
- * is in the OS page cache, as it is on a machine in use). One server per sample, classes taken
- * in turn so a slower stretch of the machine falls on all of them alike. The server's HOME is an
- * empty folder, so its broker finds no source files to index meanwhile.
+ * is in the OS page cache, as it is on a machine in use: it is read through before each sample,
+ * page-cache.ts). One server per sample, classes taken in turn so a slower stretch of the machine
+ * falls on all of them alike. The server's HOME is an empty folder, so its broker finds no source
+ * files to index meanwhile.
  */
 export async function benchMcpFirstCall(
   recallHome: string,
@@ -44,6 +46,7 @@ export async function benchMcpFirstCall(
       for (const cls of FIRST_CALL_CLASSES) {
         const query = queries[cls][i % Math.max(1, queries[cls].length)];
         if (query === undefined) continue;
+        warmPageCache(recallHome);
         const started = await timeAsync(() =>
           connectRecallMcp({ home: empty, recallHome, cwd: empty, name: "recall-bench-first-call" }),
         );
