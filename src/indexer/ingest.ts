@@ -661,7 +661,7 @@ function writeRecord(
   const title = separateCjk(conv.title ?? "");
   const body = projected.search.text;
   // One stored copy of the text: the record's, when it gives the searched text (store/document-text.ts).
-  const stored = fts ? storedBody(body, projected.read.text) : body;
+  const stored = fts ? storedBody(body, projected.read.text, projected.searchFromRead) : body;
   const compaction = projected.isCompactionSummary ? 1 : 0;
   const searchTruncated = projected.search.truncated ? 1 : 0;
   if (doc) {

@@ -11,6 +11,8 @@ export interface Projected {
   search: { text: string; truncated: boolean; indexable: boolean };
   read: { text: string; truncated: boolean };
   isCompactionSummary: boolean;
+  /** The search text was derived from the read text (store/document-text.ts storedBody need not check). */
+  searchFromRead?: boolean;
 }
 
 /** Both projections of one record, secrets redacted: what the index may hold and what a read may return. */
@@ -29,8 +31,8 @@ export function projectRecord(content: RecordContent, redaction: Redaction = DEF
       isCompactionSummary: content.isCompactionSummary,
     };
   }
-  const { search, read } = projectTranscriptTurnBoth(content.turn, redaction);
-  return { search, read, isCompactionSummary: content.turn.isCompactionSummary };
+  const { search, read, searchFromRead } = projectTranscriptTurnBoth(content.turn, redaction);
+  return { search, read, isCompactionSummary: content.turn.isCompactionSummary, searchFromRead };
 }
 
 /** A record as the writer takes it: its projections instead of its source content. */

@@ -8,6 +8,7 @@ import {
   type ProjectionMode,
 } from "./index.js";
 import { transcriptTurnPass } from "./transcript-turn.js";
+import { searchTextFromRead } from "./search-text.js";
 
 /**
  * Tag soup with a secret marker in every place the projection must never show: every payload
@@ -568,6 +569,8 @@ describe("property: secret markers never leak", () => {
           expect(words(both.search.text)).toEqual(words(pass.text));
           expect(both.search.truncated).toBe(pass.truncated);
           expect(both.search.indexable).toBe(pass.indexable);
+          // A writer stores a derived search text as '' unchecked: a reader must get it back.
+          if (both.searchFromRead) expect(searchTextFromRead(both.read.text)).toBe(both.search.text);
         },
       ),
       { numRuns: 2_000, seed: 7 },

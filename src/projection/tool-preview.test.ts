@@ -60,7 +60,8 @@ describe("tool output previews", () => {
     expect(r.text).toMatch(/ ok\n\[… \d+ lines omitted …\]\nbuild-log line \d{5} /);
     expect(r.text).toContain("BUILD SUCCEEDED");
     expect(r.text).not.toContain("build-log line 00500");
-    expect(projectTranscriptTurnBoth(t)).toEqual({ search: s, read: r });
+    // One pass gives both: the search text is the read one without its read-only lines.
+    expect(projectTranscriptTurnBoth(t)).toEqual({ search: s, read: r, searchFromRead: true });
   });
 
   it("the same log carried as a tool turn's text, and inside a structured output", () => {

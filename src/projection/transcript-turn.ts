@@ -189,11 +189,15 @@ export function projectTranscriptTurnBoth(
 ): {
   search: TurnProjection;
   read: TurnProjection;
+  /** True when the search text is searchTextFromRead(read.text), so a writer stores it once unchecked. */
+  searchFromRead: boolean;
 } {
   const { projection: read, readOnlyLines } = turnPass(turn, "read", redaction);
+  const derived = searchFromRead(read, readOnlyLines);
   return {
-    search: searchFromRead(read, readOnlyLines) ?? transcriptTurnPass(turn, "search", redaction),
+    search: derived ?? transcriptTurnPass(turn, "search", redaction),
     read,
+    searchFromRead: derived !== null,
   };
 }
 

@@ -41,7 +41,10 @@ export function documentBody(row: StoredBody): string {
     : row.body;
 }
 
-/** What a writer stores as a document's body: '' when its record's read text gives `search`. */
-export function storedBody(search: string, read: string): string {
-  return search !== "" && searchTextFromRead(read) === search ? "" : search;
+/**
+ * What a writer stores as a document's body: '' when its record's read text gives `search`.
+ * `derived`: the projection made `search` from `read` this way already (no second pass).
+ */
+export function storedBody(search: string, read: string, derived = false): string {
+  return search !== "" && (derived || searchTextFromRead(read) === search) ? "" : search;
 }
