@@ -32,11 +32,12 @@ parentPort.on("message", () => {
   parentPort.close();
 });`;
 
-export function startCheckpointer(file: string, everyMs = 100): Checkpointer {
+/** The worker alone: checkpointOffThread also turns the connection's own checkpoints off. */
+function startCheckpointer(file: string, everyMs = 100): Checkpointer {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(SCRIPT, { eval: true, workerData: { driver, file, everyMs } });
   const ended = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-  // A worker that fails leaves the WAL to grow until the writer closes: never the split's failure.
+  // A worker that fails leaves the WAL to grow until it is stopped: never the writer's failure.
   worker.on("error", () => {});
   return {
     async stop() {
@@ -48,9 +49,9 @@ export function startCheckpointer(file: string, everyMs = 100): Checkpointer {
 
 /**
  * Moves a WAL connection's checkpoints to a worker until stopped: its automatic checkpoints are
- * turned off meanwhile and put back as they were after the worker's last checkpoint. For a
- * host's connection, which keeps its own setting outside recall's long runs. Null (nothing
- * changed) for an in-memory database or one not in WAL mode.
+ * turned off meanwhile and put back as they were after the worker's last checkpoint (a host's
+ * connection keeps its own setting outside recall's long runs). Null (nothing changed) for an
+ * in-memory database or one not in WAL mode.
  */
 export function checkpointOffThread(db: Db): Checkpointer | null {
   if (db.memory || String(db.pragma("journal_mode", { simple: true })) !== "wal") return null;
