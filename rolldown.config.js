@@ -4,7 +4,9 @@ import { defineConfig } from "rolldown";
 
 const LIVE = "dist/bundle";
 const STAGING = `dist/.bundle-${process.pid}`;
-const ENTRY = "recall.js";
+const ENTRY = "recall.cjs";
+/** V8's code cache of the bundle's files (cli/code-cache.ts), made for one build's text. */
+const CODE_CACHE = path.join(LIVE, "code-cache");
 /** The chunks of the bundle in place, kept one build longer. */
 const MANIFEST = path.join(LIVE, "chunks.json");
 
@@ -28,6 +30,7 @@ const publish = {
       const keep = new Set([...chunks, ...previous]);
       for (const name of readdirSync(path.join(LIVE, "chunks")))
         if (!keep.has(`chunks/${name}`)) rmSync(path.join(LIVE, "chunks", name));
+      rmSync(CODE_CACHE, { recursive: true, force: true });
     } finally {
       rmSync(STAGING, { recursive: true, force: true });
     }
@@ -52,8 +55,8 @@ const publishThread = {
 
 /**
  * The CLI bundled from tsc's output (`npm run build` compiles first), which dist/cli/main.js
- * starts when it is current. The import()s stay, so a command loads only the chunks it needs. The
- * layout keeps the relative URLs the code reads files by: ../../package.json from the entry
+ * starts when it is current. The import()s stay (as requires when called), so a command loads
+ * only the chunks it needs; import.meta.url becomes the file's own URL. The layout keeps the relative URLs the code reads files by: ../../package.json from the entry
  * (cli/run.ts) and ../../../src/http/assets/ from a chunk (http/routes/assets.ts).
  */
 export default defineConfig([
@@ -65,9 +68,10 @@ export default defineConfig([
     plugins: [publish],
     output: {
       dir: STAGING,
-      format: "esm",
-      entryFileNames: "[name].js",
-      chunkFileNames: "chunks/[name]-[hash].js",
+      // CommonJS: Node 20 has a code cache for scripts (vm.Script), none for ES modules.
+      format: "cjs",
+      entryFileNames: "[name].cjs",
+      chunkFileNames: "chunks/[name]-[hash].cjs",
       // Class and function names (an error's name) stay as written.
       keepNames: true,
     },

@@ -1,18 +1,29 @@
 #!/usr/bin/env node
 import { statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { limitHeapGrowth } from "../core/heap.js";
+import { requireWithCodeCache } from "./code-cache.js";
+
+const BUNDLE = fileURLToPath(new URL("../bundle/recall.cjs", import.meta.url));
 
 /**
  * The `recall` bin. Each `recall search` is a new process, and loading tsc's output, about 220
  * modules one file at a time (95 of them zod's), took 150 ms of a cold search's 290 ms; bundled
- * into a few files (`npm run build`, rolldown.config.js) it takes 70 ms. A bundle older than the
- * last compile (a plain `tsc` since) would run old code: then the compiled modules run instead.
+ * into a few files (`npm run build`, rolldown.config.js) and compiled from V8's code cache
+ * (code-cache.ts) it takes about 50 ms. A bundle older than the last compile (a plain `tsc` since)
+ * would run old code: then the compiled modules run instead.
  */
 function bundleIsCurrent(): boolean {
-  const bundled = statSync(new URL("../bundle/recall.js", import.meta.url), { throwIfNoEntry: false });
+  const bundled = statSync(BUNDLE, { throwIfNoEntry: false });
   const compiled = statSync(new URL("../.tsbuildinfo", import.meta.url), { throwIfNoEntry: false });
   return bundled !== undefined && (compiled === undefined || bundled.mtimeMs >= compiled.mtimeMs);
 }
 
-limitHeapGrowth();
-await import(bundleIsCurrent() ? "../bundle/recall.js" : "./run.js");
+// The first word that is not an option names the command, as commands/index.ts reads it.
+const command = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
+const youngGeneration = command === "mcp" ? "grows" : "small";
+limitHeapGrowth(youngGeneration);
+// A code cache per heap setting: V8 checks the flags a cache was made under.
+const codeCache = fileURLToPath(new URL(`../bundle/code-cache/${youngGeneration}/`, import.meta.url));
+if (bundleIsCurrent()) requireWithCodeCache(BUNDLE, codeCache);
+else await import("./run.js");

@@ -19,26 +19,21 @@ let limited = false;
  *   its groups alive, 32 MB committed for 15 MB live in the old one. Not growing them put the
  *   demo corpus's 1M first load at 252–254 MiB peak RSS against 304–308, in the same time
  *   (101–119 s against 105–123, two threads).
+ * - A process that answers queries as they come (`recall mcp`, `youngGeneration: "grows"`) lets
+ *   its young generation grow: in 1 MB semi-spaces a server answering 200 queries for the first
+ *   time took about 3 ms more at p95 (more scavenges), 25.4 against 21.8 ms over four alternating
+ *   runs on the 1M demo index. Its broker then indexes with the larger young generation.
  *
- * Only recall's own processes call this (`recall mcp` then lets the young generation grow
- * again, below); a host app embedding recall keeps its own settings.
+ * Set once, before the bundle loads: V8 rejects a code cache made under other flags
+ * (cli/code-cache.ts). Only recall's own processes call this; a host app embedding recall keeps
+ * its own settings.
  */
-export function limitHeapGrowth(): void {
+export function limitHeapGrowth(youngGeneration: "small" | "grows" = "small"): void {
+  setFlagsFromString("--heap-growing-percent=50");
+  if (youngGeneration === "grows") return;
   if (!limited) process.on("worker", (worker: Worker) => worker.once("online", restoreHeapLimits));
   limited = true;
-  setFlagsFromString("--heap-growing-percent=50");
   setFlagsFromString(KEEP_SEMI_SPACES);
-}
-
-/**
- * A process that answers queries as they come (`recall mcp`) lets its young generation grow
- * again: in 1 MB semi-spaces a server answering 200 queries for the first time took about 3 ms
- * more at p95 (more scavenges), 25.4 against 21.8 ms over four alternating runs on the 1M demo
- * index. Its broker then indexes with the larger young generation.
- */
-export function letYoungGenerationGrow(): void {
-  limited = false;
-  setFlagsFromString("--semi-space-growth-factor=2");
 }
 
 /**
@@ -59,5 +54,8 @@ export function restoreHeapLimits(): void {
  */
 export function collectGarbage(): void {
   setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as () => void)();
+  const gc = runInNewContext("gc") as () => void;
+  // Back as it was: V8 rejects a code cache made under other flags (cli/code-cache.ts).
+  setFlagsFromString("--no-expose-gc");
+  gc();
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { joinBrokerElection } from "../../app/broker-process.js";
 import { openIndexToWrite } from "../../app/open-index.js";
-import { collectGarbage, letYoungGenerationGrow } from "../../core/heap.js";
+import { collectGarbage } from "../../core/heap.js";
 import type { CommandModule } from "../program.js";
 
 /** Content-free lines on stderr (stdout carries protocol messages only). */
@@ -22,7 +22,6 @@ export const mcpCommand: CommandModule = {
         "run the MCP stdio server (search_history, get_conversation, search_chats, read_chat) and take part in broker election",
       )
       .action(async () => {
-        letYoungGenerationGrow();
         const { home, env } = ctx();
         const config = ctx().config();
         const { serveStdio } = await import("../../mcp/server.js");
