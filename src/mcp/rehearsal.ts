@@ -12,6 +12,15 @@ export interface RehearsalCall {
   arguments: Record<string, unknown>;
 }
 
+/** A line the server wrote that is not JSON answers nothing (and must not end the process). */
+function responseId(line: string): unknown {
+  try {
+    return (JSON.parse(line) as { id?: unknown } | null)?.id;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Sends `calls` to `server` as a client would, one at a time over in-process streams through the
  * same line transport stdio uses, then disconnects it so it can serve stdio. Why: in a fresh
@@ -32,7 +41,7 @@ export async function rehearse(
     const lines = (pending + chunk.toString("utf8")).split("\n");
     pending = lines.pop() ?? "";
     for (const line of lines) {
-      const id = (JSON.parse(line) as { id?: unknown }).id;
+      const id = responseId(line);
       if (typeof id === "number") waiting.get(id)?.();
     }
   });
