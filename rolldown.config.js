@@ -56,8 +56,9 @@ const publishThread = {
 /**
  * The CLI bundled from tsc's output (`npm run build` compiles first), which dist/cli/main.js
  * starts when it is current. The import()s stay (as requires when called), so a command loads
- * only the chunks it needs; import.meta.url becomes the file's own URL. The layout keeps the relative URLs the code reads files by: ../../package.json from the entry
- * (cli/run.ts) and ../../../src/http/assets/ from a chunk (http/routes/assets.ts).
+ * only the chunks it needs; import.meta.url becomes the file's own URL. The layout keeps the
+ * relative URLs the code reads files by: ../../package.json from the entry (cli/run.ts) and
+ * ../../../src/http/assets/ from a chunk (http/routes/assets.ts).
  */
 export default defineConfig([
   {

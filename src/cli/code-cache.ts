@@ -16,8 +16,8 @@ interface ModuleInternals {
 /**
  * Runs the bundled CLI (CommonJS, rolldown.config.js) with V8's code cache, so that a new process
  * does not parse and compile the same 760 KB of JavaScript again: a cold `recall search` of a rare
- * word took 229 ms at the median without it (1M Zipf index), 172 ms with it; `the test build` 290
- * against 220, as the cache also holds the functions the search compiled as it ran.
+ * word took 228 ms at the median as ES modules (1M Zipf index), 190 ms from the cache; `the test
+ * build` 286 against 248, as the cache also holds the functions the search compiled as it ran.
  *
  * Each file of the bundle is compiled with the cache written for its exact text (the cache file is
  * named by a digest of it: V8 itself checks only the text's length, its own version and its flags,
