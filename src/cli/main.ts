@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { limitHeapGrowth } from "../core/heap.js";
 import { requireWithCodeCache } from "./code-cache.js";
+import { commandName } from "./command-name.js";
 
 const BUNDLE = fileURLToPath(new URL("../bundle/recall.cjs", import.meta.url));
 
@@ -19,9 +20,7 @@ function bundleIsCurrent(): boolean {
   return bundled !== undefined && (compiled === undefined || bundled.mtimeMs >= compiled.mtimeMs);
 }
 
-// The first word that is not an option names the command, as commands/index.ts reads it.
-const command = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
-const youngGeneration = command === "mcp" ? "grows" : "small";
+const youngGeneration = commandName(process.argv) === "mcp" ? "grows" : "small";
 limitHeapGrowth(youngGeneration);
 // A code cache per heap setting: V8 checks the flags a cache was made under.
 const codeCache = fileURLToPath(new URL(`../bundle/code-cache/${youngGeneration}/`, import.meta.url));

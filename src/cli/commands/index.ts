@@ -1,3 +1,4 @@
+import { commandName } from "../command-name.js";
 import type { CommandModule } from "../program.js";
 
 /**
@@ -24,7 +25,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModul
 
 /** The command modules a given argv needs: just the named one, or all of them for help and errors. */
 export async function loadCommands(argv: readonly string[]): Promise<CommandModule[]> {
-  const name = argv.slice(2).find((a) => !a.startsWith("-"));
+  const name = commandName(argv);
   const loader = name === undefined ? undefined : COMMAND_LOADERS[name];
   if (loader) return [await loader()];
   return Promise.all(Object.values(COMMAND_LOADERS).map((load) => load()));
