@@ -1,8 +1,9 @@
 /**
  * The pipeline's thread (pipeline.ts): builds its own sources and a read-only connection, runs
  * the backfill's ticks — nextBatch, then prepareBatch (projection, redaction, compression) — and
- * posts each prepared tick to the writer, at most a few ticks ahead of it. The last records of
- * a batch may travel unprojected, for the writer to project (pipeline-share.ts).
+ * posts each prepared tick to the writer, a bounded queue ahead of it. The last records of a
+ * batch may travel unprojected and its last raw chunks uncompressed, for the writer to finish
+ * (pipeline-share.ts).
  */
 import { performance } from "node:perf_hooks";
 import { workerData } from "node:worker_threads";
@@ -15,7 +16,7 @@ import { batchBudget, TickPlan } from "./backfill.js";
 import { indexView } from "./checkpoints.js";
 import { pendingView } from "./pending-view.js";
 import { SLOT, type ThreadBatch, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
-import { ProjectionShare } from "./pipeline-share.js";
+import { PipelineShare } from "./pipeline-share.js";
 import { prepareBatch } from "./prepare.js";
 
 const init = workerData as ThreadInit;
@@ -80,7 +81,7 @@ function run(): void {
       init.maxIdleMillis,
     );
     const limits = init.limits;
-    const share = new ProjectionShare(Atomics.load(slots, SLOT.starved), init.share);
+    const share = new PipelineShare(Atomics.load(slots, SLOT.starved), init.share);
     for (let seq = 1; !plan.finished; seq++) {
       if (init.failAfter !== null && seq > init.failAfter) throw new Error("injected thread failure");
       share.observe(Atomics.load(slots, SLOT.starved), waitForRoom());
@@ -99,8 +100,20 @@ function run(): void {
       const batches = read.map(({ source, batch, ms }): ThreadBatch => {
         const started = performance.now();
         const cut = share.cut(batch.records.length);
-        const prepared = prepareBatch({ ...batch, records: batch.records.slice(0, cut) }, redaction);
+        const compressCut = share.compressCut(batch.rawChunks.length);
+        const prepared = prepareBatch(
+          {
+            ...batch,
+            records: batch.records.slice(0, cut),
+            rawChunks: batch.rawChunks.slice(0, compressCut),
+          },
+          redaction,
+        );
         const unprojected = batch.records.slice(cut);
+        // A source's bytes may be a view of a buffer it keeps: they travel as a copy of their own.
+        const uncompressed = batch.rawChunks
+          .slice(compressCut)
+          .map((chunk) => ({ ...chunk, bytes: new Uint8Array(chunk.bytes) }));
         let readBytes = 0;
         for (const chunk of prepared.rawChunks) {
           readBytes += chunk.length;
@@ -115,12 +128,17 @@ function run(): void {
           transfer.push(chunk.data.buffer as ArrayBuffer);
           bytes += chunk.data.byteLength;
         }
+        for (const chunk of uncompressed) {
+          readBytes += chunk.bytes.length;
+          transfer.push(chunk.bytes.buffer);
+          bytes += chunk.bytes.length;
+        }
         for (const r of prepared.records)
           bytes += 2 * (r.projected.read.text.length + r.projected.search.text.length);
         // What the unprojected records hold, estimated as their part of the bytes read.
         if (batch.records.length > 0)
           bytes += Math.round((2 * readBytes * unprojected.length) / batch.records.length);
-        return { source, batch: prepared, unprojected, ms: ms + performance.now() - started };
+        return { source, batch: prepared, unprojected, uncompressed, ms: ms + performance.now() - started };
       });
       plan.observe(read.map((r) => ({ source: r.source, idle: r.batch.idle, progress: r.batch.progress })));
       inFlight.push({ seq, bytes });

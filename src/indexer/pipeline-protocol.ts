@@ -2,7 +2,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../platform/paths.js";
 import type { Config } from "../config/schema.js";
 import type { BatchLimits } from "./backfill.js";
-import type { SourceRecord } from "../sources/types.js";
+import type { RawChunk, SourceRecord } from "../sources/types.js";
 import type { PreparedBatch } from "./prepare.js";
 
 /**
@@ -40,7 +40,7 @@ export interface ThreadInit {
   maxIdleMillis: number;
   /** Ticks and approximate bytes posted but not yet received, at most. */
   queue: { ticks: number; bytes: number };
-  /** A fixed share of each batch's records for the writer to project; null follows the waits. */
+  /** A fixed share of each batch's work for the writer (pipeline-share.ts); null follows the waits. */
   share: number | null;
   /** Tests: the thread fails once it has posted this many ticks (a crash after handing work over). */
   failAfter: number | null;
@@ -54,6 +54,8 @@ export interface ThreadBatch {
   batch: PreparedBatch;
   /** The batch's last records, left for the writer to project (pipeline-share.ts). */
   unprojected: SourceRecord[];
+  /** The batch's last raw chunks, left for the writer to compress (a copy of their bytes, moved). */
+  uncompressed: (Omit<RawChunk, "bytes"> & { bytes: Uint8Array })[];
   /** nextBatch and prepare, in milliseconds. */
   ms: number;
 }

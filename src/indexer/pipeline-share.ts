@@ -1,16 +1,22 @@
 /**
- * How the pipeline splits projection between its two threads. Reading and projecting on the
+ * How the pipeline splits its pure work between its two threads. Reading and projecting on the
  * thread took longer than writing (100k demo messages: the thread read for 4.4 s and projected
  * for 4.5 s while the writer wrote for 2.2 s and waited 6.7 s), so the pipeline gained nothing on
- * two cores. The thread now leaves the tail of each batch unprojected, a share that follows which
- * side waits: it grows while the writer waits for ticks and shrinks while the thread waits for
- * room in the queue, so both cores stay busy whichever stage is slower on a given corpus. At 1M
- * demo messages it settles near its bound (reading alone keeps the thread busy); a bound of 1
- * measured the same.
+ * two cores. The thread now leaves the tail of each batch to the writer, a share that follows
+ * which side waits: it grows while the writer waits for ticks and shrinks while the thread waits
+ * for room in the queue, so both cores stay busy whichever stage is slower on a given corpus.
+ *
+ * Up to 1 the share is of a batch's records, which the writer projects; past 1, the writer
+ * projects them all and compresses that much more of the batch's raw chunks as well. On the
+ * demo corpus reading alone keeps the thread busy: with records only, capped at 0.8, the writer
+ * still waited 3.0–4.7 s of a 200k-message backfill's 23–29 s (deeper queue, pipeline.ts).
+ * It starts at half the records, near where the Zipf corpus settles (0.55; the demo's 1.1–1.2):
+ * from none, the writer's waits while it climbed were most of what it waited after the first
+ * second (0.4–0.7 s of 1.7–2.2 s).
  */
-export const SHARE = { step: 0.05, max: 0.8 } as const;
+export const SHARE = { start: 0.5, step: 0.05, max: 2 } as const;
 
-export class ProjectionShare {
+export class PipelineShare {
   #share: number;
   #starved: number;
   readonly #fixed: boolean;
@@ -21,11 +27,11 @@ export class ProjectionShare {
    */
   constructor(starved = 0, fixed: number | null = null) {
     this.#starved = starved;
-    this.#share = fixed ?? 0;
+    this.#share = fixed ?? SHARE.start;
     this.#fixed = fixed !== null;
   }
 
-  /** The share of the next batch's records the writer projects, in [0, SHARE.max]. */
+  /** The writer's share of the next batch's work, in [0, SHARE.max]. */
   get value(): number {
     return this.#share;
   }
@@ -41,6 +47,11 @@ export class ProjectionShare {
 
   /** Where a batch of `count` records splits: the thread projects those before the index. */
   cut(count: number): number {
-    return count - Math.round(count * this.#share);
+    return count - Math.round(count * Math.min(1, this.#share));
+  }
+
+  /** Where a batch's `count` raw chunks split: the thread compresses those before the index. */
+  compressCut(count: number): number {
+    return count - Math.round(count * Math.max(0, this.#share - 1));
   }
 }

@@ -13,7 +13,13 @@ import { createSources } from "../sources/readers.js";
 import { openHistoryStore, type HistoryStore } from "../store/history-store.js";
 import type { Db } from "../store/open.js";
 import { backfill, type BackfillOptions, type BackfillResult } from "./backfill.js";
-import { IndexingThreadError, pipelineHandOver, PIPELINE_QUEUE, type PipelineFigures } from "./pipeline.js";
+import {
+  IndexingThreadError,
+  pipelineHandOver,
+  PIPELINE_QUEUE,
+  type PipelineFigures,
+  type PipelineSpec,
+} from "./pipeline.js";
 import { decompressRaw } from "./raw-codec.js";
 import { createIndexWorker, type IndexWorker } from "./worker.js";
 
@@ -84,7 +90,12 @@ function dump(db: Db) {
 /** A small group, so the first group ends with work left and the backfill hands over. */
 const GROUP = { records: 300, millis: 60_000 };
 
-const noFigures = (): PipelineFigures => ({ ticks: 0, maxQueued: 0, writerProjected: 0 });
+const noFigures = (): PipelineFigures => ({
+  ticks: 0,
+  maxQueued: 0,
+  writerProjected: 0,
+  writerCompressed: 0,
+});
 
 describe("the backfill pipeline (sources read and batches prepared on a thread)", () => {
   let stores: HistoryStore[] = [];
@@ -118,7 +129,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     threaded: boolean,
     extra: Partial<BackfillOptions> = {},
     figures: PipelineFigures = noFigures(),
-    share?: number,
+    pipeline: Pick<PipelineSpec, "share" | "queue"> = {},
   ): BackfillResult => {
     const sources = createSources(env, config);
     try {
@@ -130,7 +141,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
         deferReadIndexes: true,
         ...(threaded
           ? {
-              handOver: pipelineHandOver({ env, config, ...(share === undefined ? {} : { share }) }, figures),
+              handOver: pipelineHandOver({ env, config, ...pipeline }, figures),
             }
           : {}),
         ...extra,
@@ -140,12 +151,13 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     }
   };
 
-  // The share left to this thread follows the waits by default; half of every batch pins that path.
+  // The share left to this thread follows the waits by default; fixed shares pin each path.
   it.each([
     { share: undefined, label: "as the waits say" },
-    { share: 0.5, label: "half of every batch" },
+    { share: 0.5, label: "half of every batch's records" },
+    { share: 1.5, label: "every record and half of every batch's raw chunks" },
   ])(
-    "writes exactly what the in-thread backfill writes (demo corpus), this thread projecting $label",
+    "writes exactly what the in-thread backfill writes (demo corpus), this thread taking $label",
     async ({ share }) => {
       const home = await demo(2500);
       const config = ConfigSchema.parse({});
@@ -153,9 +165,11 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       const threaded = await openStore();
       const a = run(inThread.db, home.env, config, false);
       const figures = noFigures();
-      const b = run(threaded.db, home.env, config, true, {}, figures, share);
+      const b = run(threaded.db, home.env, config, true, {}, figures, share === undefined ? {} : { share });
       expect(figures.ticks).toBeGreaterThan(5);
       if (share !== undefined) expect(figures.writerProjected).toBeGreaterThan(500);
+      if (share !== undefined && share > 1) expect(figures.writerCompressed).toBeGreaterThan(50);
+      else expect(figures.writerCompressed).toBe(0);
       expect(b.records).toBe(a.records);
       expect(a.records).toBeGreaterThan(2000);
       expect(dump(threaded.db)).toEqual(dump(inThread.db));
@@ -307,6 +321,8 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const config = ConfigSchema.parse({});
     const store = await openStore();
     const figures = noFigures();
+    // A bound of a few ticks, which this corpus's ticks would pass (the default's is in bytes).
+    const queue = { ticks: 3, bytes: PIPELINE_QUEUE.bytes };
     const result = run(
       store.db,
       home.env,
@@ -320,12 +336,13 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
         },
       },
       figures,
+      { queue },
     );
     expect(result.records).toBeGreaterThan(2000);
     expect(figures.ticks).toBeGreaterThan(10);
     // The thread ran ahead of the writer, and never further than the bound.
     expect(figures.maxQueued).toBeGreaterThanOrEqual(2);
-    expect(figures.maxQueued).toBeLessThanOrEqual(PIPELINE_QUEUE.ticks);
+    expect(figures.maxQueued).toBeLessThanOrEqual(queue.ticks);
   });
 
   it("a worker's catch-up hands over; its background loop then follows a new session", async () => {

@@ -18,7 +18,7 @@ import {
   type TickProducer,
 } from "./backfill.js";
 import { writeBatch } from "./ingest.js";
-import { prepareRecords } from "./prepare.js";
+import { prepareChunks, prepareRecords } from "./prepare.js";
 import { SLOT, SLOT_COUNT, type ThreadInit, type ThreadMessage } from "./pipeline-protocol.js";
 
 /** Bytes that crossed threads arrive as a plain Uint8Array: the same memory, as a Buffer. */
@@ -28,17 +28,23 @@ const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 export interface PipelineSpec {
   env: Env;
   config: Config;
-  /** A fixed share of records the writer projects (tests); by default it follows the waits. */
+  /** A fixed share of work the writer takes (tests, pipeline-share.ts); by default it follows the waits. */
   share?: number;
+  /** Another bound for the queue than PIPELINE_QUEUE (tests). */
+  queue?: { ticks: number; bytes: number };
   /** Tests: the thread fails after posting this many ticks. */
   failAfter?: number;
 }
 
 /**
- * The queue between the thread and the writer: ticks prepared but not yet taken, at most. Four
- * ticks of two-file batches keep the writer fed; 16 MB bounds a run of large batches.
+ * The queue between the thread and the writer: ticks prepared but not yet taken, at most. The
+ * bytes bound memory; the ticks only keep a queue of tiny ticks finite. A tick's cost varies on
+ * each side, and with at most 4 ticks queued the two sides waited in turn: 200k Zipf messages,
+ * the thread 2.0–2.7 s for room and the writer 1.7–2.3 s for ticks, of a 15–20 s backfill; with
+ * 64, 0.3–0.6 and 0.6–0.9 s. Demo ticks are larger: 16 MB of them queued put a 1M first
+ * backfill's peak RSS at 314–321 MiB (267–299 with 4 ticks), 8 MB at 281.
  */
-export const PIPELINE_QUEUE = { ticks: 4, bytes: 16 * 1024 * 1024 } as const;
+export const PIPELINE_QUEUE = { ticks: 64, bytes: 8 * 1024 * 1024 } as const;
 
 /** How long the thread may take to load before the backfill goes on in this thread instead. */
 const START_TIMEOUT_MS = 30_000;
@@ -81,7 +87,7 @@ export function pipelineHandOver(spec: PipelineSpec, figures?: PipelineFigures):
           options,
           entry,
           inThread,
-          figures ?? { ticks: 0, maxQueued: 0, writerProjected: 0 },
+          figures ?? { ticks: 0, maxQueued: 0, writerProjected: 0, writerCompressed: 0 },
         )
       : null;
   };
@@ -89,12 +95,13 @@ export function pipelineHandOver(spec: PipelineSpec, figures?: PipelineFigures):
 
 /**
  * What went through the pipeline: ticks written, the most ticks ever queued at once, and the
- * records this thread projected (pipeline-share.ts).
+ * records this thread projected and raw chunks it compressed (pipeline-share.ts).
  */
 export interface PipelineFigures {
   ticks: number;
   maxQueued: number;
   writerProjected: number;
+  writerCompressed: number;
 }
 
 function startPipeline(
@@ -115,7 +122,7 @@ function startPipeline(
     config: spec.config,
     limits: { ...BATCH_LIMITS, ...options.limits },
     maxIdleMillis: options.maxIdleMillis ?? 30_000,
-    queue: { ...PIPELINE_QUEUE },
+    queue: { ...(spec.queue ?? PIPELINE_QUEUE) },
     share: spec.share ?? null,
     failAfter: spec.failAfter ?? null,
     shared,
@@ -158,11 +165,17 @@ function startPipeline(
     // Taken: the thread may prepare the next tick while this one writes.
     Atomics.store(slots, SLOT.received, message.seq);
     Atomics.notify(slots, SLOT.received);
-    const ticks = message.batches.map(({ source, batch, unprojected, ms }): SourceTick => {
+    const ticks = message.batches.map(({ source, batch, unprojected, uncompressed, ms }): SourceTick => {
       const started = performance.now();
       for (const chunk of batch.rawChunks) chunk.data = asBuffer(chunk.data);
       for (const record of prepareRecords(unprojected, redaction)) batch.records.push(record);
+      // The batch's chunks in their order: those compressed here come after the thread's.
+      const compressed = prepareChunks(
+        uncompressed.map((chunk) => ({ ...chunk, bytes: asBuffer(chunk.bytes) })),
+      );
+      for (const chunk of compressed) batch.rawChunks.push(chunk);
       figures.writerProjected += unprojected.length;
+      figures.writerCompressed += uncompressed.length;
       const ingested = writeBatch(db, batch, writeOptions(source, options));
       return sourceTick(source, batch, ingested, ms + performance.now() - started);
     });

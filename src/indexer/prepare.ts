@@ -61,11 +61,18 @@ export function prepareRecords(records: readonly SourceRecord[], redaction: Reda
  * source's content and bytes are dropped: only what is written travels on.
  */
 export function prepareBatch(batch: SourceBatch, redaction: Redaction = DEFAULT_REDACTION): PreparedBatch {
-  const records = prepareRecords(batch.records, redaction);
-  const rawChunks = batch.rawChunks.map((chunk): PreparedChunk => {
+  return {
+    ...batch,
+    records: prepareRecords(batch.records, redaction),
+    rawChunks: prepareChunks(batch.rawChunks),
+  };
+}
+
+/** Raw chunks compressed, their bytes dropped. */
+export function prepareChunks(chunks: readonly RawChunk[]): PreparedChunk[] {
+  return chunks.map((chunk): PreparedChunk => {
     const { bytes, ...rest } = chunk;
     const { data, codec } = compressRaw(bytes);
     return { ...rest, length: bytes.length, data, codec };
   });
-  return { ...batch, records, rawChunks };
 }
