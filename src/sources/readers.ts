@@ -55,13 +55,13 @@ export const READABLE_SOURCES = [
     settings.pi ? [createPiSource(env, lineBound(maxLineBytes))] : [],
   ),
   readable(cline, ({ env, settings, maxLineBytes }) =>
-    settings.cline ? [createClineSource(env, maxLineBytes)] : [],
+    settings.cline ? [createClineSource(env, lineBound(maxLineBytes))] : [],
   ),
   readable(kilo, ({ env, settings, maxLineBytes }) =>
-    settings.kilo ? [createKiloSource(env, maxLineBytes)] : [],
+    settings.kilo ? [createKiloSource(env, lineBound(maxLineBytes))] : [],
   ),
   readable(continueCli, ({ env, settings, maxLineBytes }) =>
-    settings.continue ? [createContinueSource(env, maxLineBytes)] : [],
+    settings.continue ? [createContinueSource(env, lineBound(maxLineBytes))] : [],
   ),
   readable(dyad, ({ env, settings }) =>
     indexedDyadDatabases(env, settings).map((database) => new DyadSource(database)),

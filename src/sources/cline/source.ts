@@ -76,7 +76,7 @@ export function readClineDocument(
   return { conversation, records, aliases: meta.title ? [meta.title] : [] };
 }
 
-export function createClineSource(env: Env, maxLineBytes?: number): JsonDocumentSource {
+export function createClineSource(env: Env, options: { maxLineBytes?: number } = {}): JsonDocumentSource {
   const resolver = new ProjectResolver();
   return new JsonDocumentSource({
     name: CLINE_SOURCE,
@@ -87,6 +87,6 @@ export function createClineSource(env: Env, maxLineBytes?: number): JsonDocument
       return depth === 1 && isFile && name.endsWith(SUFFIX) ? "file" : "skip";
     },
     read: (file, value) => readClineDocument(file, value, resolver),
-    ...(maxLineBytes !== undefined ? { maxDocumentBytes: maxLineBytes } : {}),
+    ...(options.maxLineBytes !== undefined ? { maxDocumentBytes: options.maxLineBytes } : {}),
   });
 }

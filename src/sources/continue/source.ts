@@ -88,7 +88,7 @@ export function readContinueDocument(
   return { conversation, records, aliases: title ? [title] : [] };
 }
 
-export function createContinueSource(env: Env, maxLineBytes?: number): JsonDocumentSource {
+export function createContinueSource(env: Env, options: { maxLineBytes?: number } = {}): JsonDocumentSource {
   const resolver = new ProjectResolver();
   return new JsonDocumentSource({
     name: CONTINUE_SOURCE,
@@ -97,6 +97,6 @@ export function createContinueSource(env: Env, maxLineBytes?: number): JsonDocum
     rule: ({ name, depth, isFile }) =>
       depth === 0 && isFile && name.endsWith(".json") && name !== INDEX_FILE ? "file" : "skip",
     read: (file, value) => readContinueDocument(file, value, resolver),
-    ...(maxLineBytes !== undefined ? { maxDocumentBytes: maxLineBytes } : {}),
+    ...(options.maxLineBytes !== undefined ? { maxDocumentBytes: options.maxLineBytes } : {}),
   });
 }

@@ -33,7 +33,7 @@ const PARTS = `SELECT id, message_id, time_created, time_updated, data FROM part
 const TABLES = `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')`;
 const after = (c: RowCursor) => [c.t === -Infinity ? -1 : c.t, c.id];
 
-export function createKiloSource(env: Env, maxLineBytes?: number) {
+export function createKiloSource(env: Env, options: { maxLineBytes?: number } = {}) {
   const resolver = new ProjectResolver();
   const conversation = (row: KiloSessionRow): ConversationRef => {
     const meta = mapKiloSession(row);
@@ -70,6 +70,6 @@ export function createKiloSource(env: Env, maxLineBytes?: number) {
     },
     conversation,
     records,
-    ...(maxLineBytes !== undefined ? { maxRowBytes: maxLineBytes } : {}),
+    ...(options.maxLineBytes !== undefined ? { maxRowBytes: options.maxLineBytes } : {}),
   });
 }
