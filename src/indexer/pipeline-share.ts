@@ -11,8 +11,8 @@
  * demo corpus reading alone keeps the thread busy: with records only, capped at 0.8, the writer
  * still waited 3.0–4.7 s of a 200k-message backfill's 23–29 s (deeper queue, pipeline.ts).
  * It starts at half the records, near where the Zipf corpus settles (0.55; the demo's 1.1–1.2):
- * from none, the writer's waits while it climbed were most of what it waited after the first
- * second (0.4–0.7 s of 1.7–2.2 s).
+ * from none, the writer waited 0.55–0.96 s while it climbed (seconds 2–4 of a 200k demo
+ * backfill), from half 0.44–0.46 s.
  */
 export const SHARE = { start: 0.5, step: 0.05, max: 2 } as const;
 
