@@ -168,8 +168,9 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       const b = run(threaded.db, home.env, config, true, {}, figures, share === undefined ? {} : { share });
       expect(figures.ticks).toBeGreaterThan(5);
       if (share !== undefined) expect(figures.writerProjected).toBeGreaterThan(500);
+      // The share that follows the waits may or may not pass 1 on a corpus this small.
+      if (share !== undefined) expect(figures.writerCompressed > 0).toBe(share > 1);
       if (share !== undefined && share > 1) expect(figures.writerCompressed).toBeGreaterThan(50);
-      else expect(figures.writerCompressed).toBe(0);
       expect(b.records).toBe(a.records);
       expect(a.records).toBeGreaterThan(2000);
       expect(dump(threaded.db)).toEqual(dump(inThread.db));
