@@ -12,8 +12,12 @@ import type {
 
 const GET = `SELECT source, key, offset, size, mtime, head_hash AS headHash, state
   FROM recall_checkpoints WHERE source = ? AND key = ?`;
-const KEYS = "SELECT key FROM recall_checkpoints WHERE source = ? ORDER BY key";
-const FILES = "SELECT DISTINCT file FROM recall_raw_chunks WHERE source = ?";
+/** Along the primary key (source, key): a page costs what it returns. */
+const PAGE = `SELECT source, key, offset, size, mtime, head_hash AS headHash, state
+  FROM recall_checkpoints WHERE source = ? AND key > ? ORDER BY key LIMIT ?`;
+/** Along recall_raw_chunks_file (source, file, ...): each distinct file is one seek. */
+const FILES =
+  "SELECT DISTINCT file FROM recall_raw_chunks WHERE source = ? AND file > ? ORDER BY file LIMIT ?";
 const NEWEST_EPOCH = "SELECT max(epoch) AS epoch FROM recall_raw_chunks WHERE source = ? AND file = ?";
 const EXTENT = `SELECT max(offset + length) AS end, min(offset) AS start, min(conversation) AS conversation
   FROM recall_raw_chunks WHERE source = ? AND file = ? AND epoch = ?`;
@@ -100,11 +104,11 @@ export function indexView(db: Db): IndexView {
     checkpoint(source, key) {
       return statement(db, GET).get(source, key) as SourceCheckpoint | undefined;
     },
-    checkpointKeys(source) {
-      return (statement(db, KEYS).all(source) as { key: string }[]).map((r) => r.key);
+    checkpointsAfter(source, afterKey, limit) {
+      return statement(db, PAGE).all(source, afterKey, limit) as SourceCheckpoint[];
     },
-    retainedFiles(source) {
-      return (statement(db, FILES).all(source) as { file: string }[]).map((r) => r.file);
+    retainedFilesAfter(source, afterFile, limit) {
+      return (statement(db, FILES).all(source, afterFile, limit) as { file: string }[]).map((r) => r.file);
     },
     retainedExtent(source, file, headBytes): RetainedExtent | null {
       const newest = (statement(db, NEWEST_EPOCH).get(source, file) as { epoch: number | null }).epoch;

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { byteOrder } from "../sources/checkpoint-pages.js";
 import type { IndexView, SourceBatch, SourceCheckpoint } from "../sources/types.js";
 
 /** What a handed-over batch changes in the index, as far as a source can read it back. */
@@ -84,17 +85,25 @@ export function pendingView(
       }
       return base.checkpoint(source, key);
     },
-    checkpointKeys(source) {
-      const extra = new Set<string>();
-      for (const p of live()) if (p.source === source) for (const key of p.checkpoints.keys()) extra.add(key);
-      const keys = base.checkpointKeys(source);
-      if (extra.size === 0) return keys;
-      for (const key of keys) extra.delete(key);
-      return [...keys, ...extra].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    checkpointsAfter(source, afterKey, limit) {
+      const page = base.checkpointsAfter(source, afterKey, limit);
+      // Pending checkpoints past afterKey, the newest batch's last (live() is in tick order).
+      const newer = new Map<string, SourceCheckpoint>();
+      for (const p of live()) {
+        if (p.source !== source) continue;
+        for (const [key, cp] of p.checkpoints) if (byteOrder(key, afterKey) > 0) newer.set(key, cp);
+      }
+      if (newer.size === 0) return page;
+      // A full page ends where the next begins: pending keys past it belong to a later page.
+      const last = page.length >= limit ? page[page.length - 1]!.key : null;
+      const merged = new Map(page.map((cp) => [cp.key, cp]));
+      for (const [key, cp] of newer)
+        if (last === null || byteOrder(key, last) <= 0) merged.set(key, { ...cp });
+      return [...merged.values()].sort((a, b) => byteOrder(a.key, b.key)).slice(0, limit);
     },
-    retainedFiles(source) {
+    retainedFilesAfter(source, afterFile, limit) {
       settle(source, (p) => p.files.size > 0);
-      return base.retainedFiles(source);
+      return base.retainedFilesAfter(source, afterFile, limit);
     },
     retainedExtent(source, file, headBytes) {
       settle(source, fileTouched(file));

@@ -229,9 +229,14 @@ export interface RetainedChunk {
  */
 export interface IndexView {
   checkpoint(source: string, key: string): SourceCheckpoint | undefined;
-  checkpointKeys(source: string): string[];
-  /** Files with retained raw bytes for this source. */
-  retainedFiles(source: string): string[];
+  /**
+   * Up to `limit` of a source's checkpoints with keys above `afterKey` (SQLite's byte order of
+   * UTF-8, as keyAfter compares), in that order: a source with tens of thousands of files reads
+   * them a page at a time (checkpoint-pages.ts).
+   */
+  checkpointsAfter(source: string, afterKey: string, limit: number): SourceCheckpoint[];
+  /** Up to `limit` files with retained raw bytes for this source above `afterFile`, in byte order. */
+  retainedFilesAfter(source: string, afterFile: string, limit: number): string[];
   retainedExtent(source: string, file: string, headBytes: number): RetainedExtent | null;
   /** Up to `length` retained bytes of the newest epoch from `position` (fewer at a gap or the end). */
   readRetained(source: string, file: string, epoch: number, position: number, length: number): Buffer;

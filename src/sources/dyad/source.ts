@@ -40,6 +40,7 @@ import type {
   SourceRecord,
 } from "../types.js";
 import { emptyBatch } from "../types.js";
+import { KnownLoad } from "../checkpoint-pages.js";
 import { chatConversationId, chatHitId } from "../ids.js";
 import { DYAD_AGENT, DYAD_SOURCE } from "./definition.js";
 
@@ -169,7 +170,7 @@ export class DyadSource implements Source {
   private db: Db | null = null;
   private readonly statements = new Map<string, Statement>();
   private lastOpen = -Infinity;
-  private loaded = false;
+  private readonly known: KnownLoad;
   /** Highest range holding a checkpoint (a pass covers up to it, so deletions at the end are seen). */
   private maxRange = -1;
   private passActive = false;
@@ -187,6 +188,7 @@ export class DyadSource implements Source {
 
   constructor(private readonly database: DyadDatabase) {
     this.name = database.name;
+    this.known = new KnownLoad(database.name);
   }
 
   close(): void {
@@ -244,11 +246,13 @@ export class DyadSource implements Source {
   }
 
   private sync(view: IndexView, budget: Budget, batch: SourceBatch): SourceBatch {
-    if (!this.loaded) {
-      for (const key of view.checkpointKeys(this.name)) {
-        if (key.startsWith("r:")) this.maxRange = Math.max(this.maxRange, Number(key.slice(2)));
-      }
-      this.loaded = true;
+    const noteRange = (cp: SourceCheckpoint) => {
+      if (cp.key.startsWith("r:")) this.maxRange = Math.max(this.maxRange, Number(cp.key.slice(2)));
+    };
+    if (!this.known.done && !this.known.step(view, budget, { checkpoint: noteRange })) {
+      batch.idle = false;
+      batch.progress = this.progress(0, true);
+      return batch;
     }
     const maxId = (this.stmt("SELECT max(id) AS id FROM messages").get() as { id: number | null }).id ?? 0;
     const lastRange = Math.max(Math.floor(maxId / RANGE_IDS), this.maxRange);

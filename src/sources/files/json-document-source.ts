@@ -21,9 +21,11 @@ import type {
   Source,
   SourceBatch,
   SourceCheckpoint,
+  SourceProgress,
   SourceRecord,
 } from "../types.js";
 import { emptyBatch } from "../types.js";
+import { KnownLoad } from "../checkpoint-pages.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./jsonl-reader.js";
 import { DISCOVERY_INTERVAL_MS } from "./jsonl-source.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
@@ -89,12 +91,14 @@ export class JsonDocumentSource implements Source {
   private sweepChanged = false;
   private cleanSweeps = 0;
   private doneBytes = 0;
-  private loaded = false;
+  /** A new process: every document checkpointed earlier is watched from the start. */
+  private readonly loading: KnownLoad;
 
   constructor(private readonly spec: JsonDocumentSpec) {
     this.name = spec.name;
     this.agent = spec.agent;
     this.walker = new BoundedWalker(() => spec.roots(), spec.rule);
+    this.loading = new KnownLoad(spec.name);
   }
 
   close(): void {
@@ -103,10 +107,12 @@ export class JsonDocumentSource implements Source {
 
   nextBatch(view: IndexView, budget: Budget): SourceBatch {
     const batch = emptyBatch();
-    if (!this.loaded) {
-      // A new process: every document checkpointed earlier is watched from the start.
-      for (const key of view.checkpointKeys(this.name)) this.register(key);
-      this.loaded = true;
+    const loaded =
+      this.loading.done || this.loading.step(view, budget, { checkpoint: (cp) => this.register(cp.key) });
+    if (!loaded) {
+      batch.progress = this.progress();
+      batch.idle = false;
+      return batch;
     }
     if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
       for (const file of this.walker.step(budget.maxEntries, budget.now).files) this.register(file);
@@ -122,7 +128,13 @@ export class JsonDocumentSource implements Source {
       this.backlog.delete(file);
     }
     const idle = this.backlog.size === 0 && !this.walker.active;
-    batch.progress = {
+    batch.progress = this.progress();
+    batch.idle = idle;
+    return batch;
+  }
+
+  private progress(): SourceProgress {
+    return {
       filesKnown: this.order.length,
       backlogFiles: this.backlog.size,
       backlogBytes: 0,
@@ -130,8 +142,6 @@ export class JsonDocumentSource implements Source {
       discovered: this.walker.sweeps > 0,
       cleanSweeps: this.cleanSweeps,
     };
-    batch.idle = idle;
-    return batch;
   }
 
   private register(file: string): void {

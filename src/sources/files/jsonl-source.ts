@@ -29,6 +29,7 @@ import {
 } from "./head.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine } from "./jsonl-reader.js";
 import { FolderWatch } from "./folder-watch.js";
+import { KnownLoad } from "../checkpoint-pages.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
 import { ioRetryAt, isMissing, isSystemError } from "../shared/io-retry.js";
 import {
@@ -165,7 +166,7 @@ export class JsonlFileSource implements Source {
   private statPosition = 0;
   private sweepFoundChange = false;
   private cleanSweeps = 0;
-  private loaded = false;
+  private readonly known: KnownLoad;
   private doneBytes = 0;
   /** Files that failed to open or read on their last poll (key: path), named in coverage. */
   private readonly unreadableFiles = new Map<string, string>();
@@ -177,6 +178,7 @@ export class JsonlFileSource implements Source {
     this.name = spec.name;
     this.agent = spec.agent;
     this.walker = new BoundedWalker(spec.roots, spec.rule);
+    this.known = new KnownLoad(spec.name);
   }
 
   close(): void {
@@ -242,38 +244,44 @@ export class JsonlFileSource implements Source {
     if (addCandidate(t, file, id.priority) && (!known || t.gone)) this.backlog.add(id.key);
   }
 
-  /** Files this index already knows (checkpoints, and retained files a CLI may have deleted). */
-  private load(view: IndexView): void {
-    for (const key of view.checkpointKeys(this.name)) {
-      const cp = view.checkpoint(this.name, key);
+  /**
+   * Files this index already knows (checkpoints, and retained files a CLI may have deleted), a
+   * slice per batch; nothing else happens until every one is known, so discovery never takes a
+   * known file for a new one.
+   */
+  private readonly knownVisitor = {
+    checkpoint: (cp: SourceCheckpoint) => {
       const state = parseState(cp);
-      const t = this.track(key);
-      if (state) {
-        addCandidate(t, state.path, this.spec.identify(state.path)?.priority ?? 0);
-        this.setGone(t, state.gone);
-        t.size = cp?.size ?? null;
-        t.mtime = cp?.mtime ?? null;
-        // A file the last process had not finished (or held lines in, or whose parser holds a
-        // record until the file settles) is read on first.
-        const unfinished = isCompressed(state.path)
-          ? !state.complete
-          : state.readEnd < (cp?.size ?? 0) || (cp?.offset ?? 0) < state.readEnd;
-        if ((unfinished || state.unsettled) && !state.gone) this.backlog.add(key);
-      }
-    }
-    for (const file of view.retainedFiles(this.name)) {
+      const t = this.track(cp.key);
+      if (!state) return;
+      addCandidate(t, state.path, this.spec.identify(state.path)?.priority ?? 0);
+      this.setGone(t, state.gone);
+      t.size = cp.size;
+      t.mtime = cp.mtime;
+      // A file the last process had not finished (or held lines in, or whose parser holds a
+      // record until the file settles) is read on first.
+      const unfinished = isCompressed(state.path)
+        ? !state.complete
+        : state.readEnd < (cp.size ?? 0) || cp.offset < state.readEnd;
+      if ((unfinished || state.unsettled) && !state.gone) this.backlog.add(cp.key);
+    },
+    file: (file: string) => {
       const id = this.spec.identify(file);
-      if (!id) continue;
+      if (!id) return;
       const fresh = !this.tracked.has(id.key);
       const t = this.track(id.key);
       addCandidate(t, file, id.priority);
       if (fresh) this.backlog.add(id.key);
-    }
-    this.loaded = true;
-  }
+    },
+  };
 
   nextBatch(view: IndexView, budget: Budget): SourceBatch {
-    if (!this.loaded) this.load(view);
+    if (!this.known.done && !this.known.step(view, budget, this.knownVisitor)) {
+      const loading = emptyBatch();
+      loading.idle = false;
+      loading.progress = this.progress(false);
+      return loading;
+    }
     const batch = emptyBatch();
 
     // What the watch saw since the last batch, before the sweep: a new file is read now.

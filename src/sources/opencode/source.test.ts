@@ -12,6 +12,7 @@ import { failReads } from "../../../test/helpers/failing-reads.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { createOpencodeV2Db } from "../../../test/helpers/opencode-db.js";
 import type { Budget, IndexView, SourceBatch, SourceCheckpoint } from "../types.js";
+import { byteOrder } from "../checkpoint-pages.js";
 import { IO_RETRY_FIRST_MS } from "../shared/io-retry.js";
 import { SCAN_EVERY_TICKS } from "./cadence.js";
 import { OpencodeDb } from "./db.js";
@@ -35,8 +36,12 @@ function memoryIndex(): IndexView & { commit(batch: SourceBatch): void } {
   const checkpoints = new Map<string, SourceCheckpoint>();
   return {
     checkpoint: (_source, key) => checkpoints.get(key),
-    checkpointKeys: () => [...checkpoints.keys()],
-    retainedFiles: () => [],
+    checkpointsAfter: (_source, after, limit) =>
+      [...checkpoints.values()]
+        .filter((cp) => byteOrder(cp.key, after) > 0)
+        .sort((a, b) => byteOrder(a.key, b.key))
+        .slice(0, limit),
+    retainedFilesAfter: () => [],
     retainedExtent: () => null,
     readRetained: () => Buffer.alloc(0),
     retainedConversations: () => [],
