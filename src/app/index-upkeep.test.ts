@@ -124,9 +124,11 @@ describe("the broker's idle upkeep of the index", () => {
       if (turning) setImmediate(tick);
     };
     setImmediate(tick);
-    await upkeep.turn();
+    const lists = () => db.prepare("SELECT count(*) FROM recall_term_lists").pluck().get() as number;
+    // The vocabulary is read first, in steps sized by time: on a busy machine a turn may end there.
+    for (let turn = 0; turn < 20 && lists() <= 3; turn++) await upkeep.turn();
     turning = false;
+    expect(lists()).toBeGreaterThan(3);
     expect(ticks).toBeGreaterThan(3);
-    expect(db.prepare("SELECT count(*) FROM recall_term_lists").pluck().get()).toBeGreaterThan(3);
   });
 });

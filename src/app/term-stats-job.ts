@@ -10,7 +10,13 @@ import { ftsTotals } from "../search/fts-index.js";
 import { repairFtsTotals } from "../store/fts-totals.js";
 import type { Db } from "../store/open.js";
 import { readRewrites } from "../store/rewrites.js";
-import { storedTermRows, vocabularyAfter, writeTermStats } from "../store/term-stats.js";
+import {
+  readTermStatsPlan,
+  storedTermRows,
+  vocabularyAfter,
+  writeTermStats,
+  writeTermStatsPlan,
+} from "../store/term-stats.js";
 import { topRowid } from "../store/top-rowid.js";
 
 /**
@@ -20,15 +26,28 @@ import { topRowid } from "../store/top-rowid.js";
  * sample and the words the index's vocabulary finds in MIN_LIST_ROWS rows or more (read a
  * stretch a step), whose stored statistics are missing or too old; then each step computes and
  * writes one of them (one FTS5 pass over that term). Before planning, it puts back bm25's
- * totals when deletes and rewrites have left them inflated (store/fts-totals.ts).
+ * totals when deletes and rewrites have left them inflated (store/fts-totals.ts). A finished
+ * plan is recorded in the index, so a new process whose index has not grown plans nothing.
  */
 export interface TermStatsJob {
   /** Does one bounded piece of work (a vocabulary stretch, one term); false when there is nothing to do. */
   step(): boolean;
 }
 
-/** Vocabulary terms one step reads while the job plans (a few milliseconds at 1M messages). */
-const VOCABULARY_STRETCH = 2_000;
+/**
+ * Vocabulary terms one step reads while the job plans, sized so a step takes about
+ * STRETCH_TARGET_MS: FTS5 counts a term's rows by reading its postings, so 2,000 terms took 30
+ * ms at most at 1M Zipf messages and 259 ms on the demo corpus, whose vocabulary is small and
+ * common. A broker answers MCP requests between steps.
+ */
+const STRETCH = { first: 256, min: 16, max: 2_000 } as const;
+const STRETCH_TARGET_MS = 10;
+
+/** The next stretch after one of `terms` took `ms`: towards the target, at most doubling. */
+export function nextStretch(terms: number, ms: number): number {
+  const factor = Math.min(2, Math.max(0.25, STRETCH_TARGET_MS / Math.max(ms, 0.1)));
+  return Math.round(Math.min(STRETCH.max, Math.max(STRETCH.min, terms * factor)));
+}
 
 export function createTermStatsJob(db: Db): TermStatsJob {
   let queue: string[] = [];
@@ -38,6 +57,9 @@ export function createTermStatsJob(db: Db): TermStatsJob {
   let repairedAt = "";
   // A plan under way: the vocabulary read so far (one stretch a step) and its frequent words.
   let scan: { after: string; words: TermRows[] } | null = null;
+  let stretch: number = STRETCH.first;
+  const planDone = () =>
+    writeTermStatsPlan(db, { rows: plannedRows, top: plannedTop, rewrites: plannedRewrites });
   return {
     step() {
       // A rebuild rewrote documents and dropped every stored term (store/rewrites.ts): plan again.
@@ -49,10 +71,12 @@ export function createTermStatsJob(db: Db): TermStatsJob {
         scan = null;
       }
       if (scan) {
-        const stretch = vocabularyAfter(db, scan.after, VOCABULARY_STRETCH);
-        scan.words.push(...listWorthy(stretch.terms));
-        if (stretch.last !== null) {
-          scan.after = stretch.last;
+        const started = performance.now();
+        const read = vocabularyAfter(db, scan.after, stretch);
+        stretch = nextStretch(stretch, performance.now() - started);
+        scan.words.push(...listWorthy(read.terms));
+        if (read.last !== null) {
+          scan.after = read.last;
           return true;
         }
         const [rows, top] = [plannedRows, plannedTop];
@@ -67,7 +91,10 @@ export function createTermStatsJob(db: Db): TermStatsJob {
           );
         });
         scan = null;
-        if (queue.length === 0) return false;
+        if (queue.length === 0) {
+          planDone();
+          return false;
+        }
       } else if (queue.length === 0) {
         // Counting the docsize rows is a pass over a b-tree: only when the index changed.
         if (ftsTotals(db).generation !== repairedAt) {
@@ -76,6 +103,10 @@ export function createTermStatsJob(db: Db): TermStatsJob {
         }
         const rows = ftsTotals(db).rows;
         const top = topRowid(db);
+        if (plannedRows < 0) {
+          const done = readTermStatsPlan(db);
+          if (done && done.rewrites === plannedRewrites) [plannedRows, plannedTop] = [done.rows, done.top];
+        }
         // Rows rewritten under new rowids (indexer/ingest.ts renewText) age statistics as added
         // rows do (search/term-cache.ts usableStored), though the row count stays.
         const unchanged =
@@ -89,6 +120,7 @@ export function createTermStatsJob(db: Db): TermStatsJob {
         return true;
       }
       writeTermStats(db, computeTermStats(db, queue.shift()!));
+      if (queue.length === 0) planDone();
       return true;
     },
   };

@@ -102,6 +102,30 @@ describe("persisted term statistics (the broker's idle job)", () => {
     while (job.step()); // the broker's idle job builds them again
     expect(loads()).toBe(true);
   });
+
+  it("records each finished plan in the index: a new process's job plans only once the index changed", () => {
+    const finish = (job: ReturnType<typeof createTermStatsJob>) => {
+      while (job.step());
+    };
+    finish(createTermStatsJob(store.db));
+    expect(createTermStatsJob(store.db).step()).toBe(false); // nothing to plan, no vocabulary read
+    const renew = store.db.prepare(
+      `UPDATE recall_documents SET id = (SELECT max(id) + 1 FROM recall_documents)
+       WHERE id = (SELECT min(id) FROM recall_documents)`,
+    );
+    const rows = (store.db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n;
+    for (let i = 0; i <= rows * CARRY_GROWTH; i++) renew.run();
+    const after = createTermStatsJob(store.db);
+    expect(after.step()).toBe(true); // rows moved past the recorded plan: it plans again
+    finish(after);
+    expect(createTermStatsJob(store.db).step()).toBe(false);
+    // The stored lists gone without a rewrite noted (a damaged or emptied table): the record no longer holds.
+    store.db.prepare("DELETE FROM recall_term_lists").run();
+    const rebuilt = createTermStatsJob(store.db);
+    expect(rebuilt.step()).toBe(true);
+    finish(rebuilt);
+    expect(storedTermRows(store.db).size).toBeGreaterThan(0);
+  });
 });
 
 describe("the words the job finds in the index's vocabulary", () => {
