@@ -17,10 +17,19 @@ export interface McpFirstCallFigures {
    * client's request to its result, sent as soon as the server has answered initialize.
    */
   classes?: Partial<Record<FirstCallClass, Distribution>>;
+  /**
+   * The same, classes in turn, sent LATER_MS after initialize: what an agent meets that searches
+   * a moment into its session, while the server's broker loads what the index knows and starts
+   * its idle work (at 1M messages a search then waited 0.4–0.6 s for one step of it).
+   */
+  later?: Distribution;
   /** Spawn to initialized (not part of the figures above). */
   startup?: Distribution;
   errors?: Figure;
 }
+
+/** How long after initialize the `later` samples are sent. */
+export const LATER_MS = 1_500;
 
 /**
  * The first query of every process: an agent starts `recall mcp` with its session, so its first
@@ -34,38 +43,60 @@ export async function benchMcpFirstCall(
   recallHome: string,
   queries: Record<FirstCallClass, readonly string[]>,
   perClass: number,
+  laterSamples = 0,
 ): Promise<McpFirstCallFigures> {
   if (!existsSync(CLI))
     return { available: false, note: `unavailable: ${CLI} is missing (run npm run build)` };
   const empty = mkdtempSync(path.join(os.tmpdir(), "recall-bench-mcp-first-"));
   const times: Record<FirstCallClass, number[]> = { rare: [], identifier: [], mixed: [], common: [] };
+  const later: number[] = [];
   const startup: number[] = [];
   let errors = 0;
+  /** One fresh server's first call of `query`, `waitMs` after it answered initialize. */
+  const sample = async (query: string, waitMs: number): Promise<number | null> => {
+    warmPageCache(recallHome);
+    const started = await timeAsync(() =>
+      connectRecallMcp({ home: empty, recallHome, cwd: empty, name: "recall-bench-first-call" }),
+    );
+    const client: Client = started.value;
+    startup.push(started.ms);
+    try {
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const { ms, value } = await timeAsync(() =>
+        client.callTool({ name: "search_history", arguments: { query, limit: 10 } }),
+      );
+      if (value.isError) errors++;
+      return value.isError ? null : ms;
+    } finally {
+      await client.close().catch(() => {});
+    }
+  };
   try {
     for (let i = 0; i < perClass; i++) {
       for (const cls of FIRST_CALL_CLASSES) {
         const query = queries[cls][i % Math.max(1, queries[cls].length)];
         if (query === undefined) continue;
-        warmPageCache(recallHome);
-        const started = await timeAsync(() =>
-          connectRecallMcp({ home: empty, recallHome, cwd: empty, name: "recall-bench-first-call" }),
-        );
-        const client: Client = started.value;
-        startup.push(started.ms);
-        try {
-          const { ms, value } = await timeAsync(() =>
-            client.callTool({ name: "search_history", arguments: { query, limit: 10 } }),
-          );
-          if (value.isError) errors++;
-          else times[cls].push(ms);
-        } finally {
-          await client.close().catch(() => {});
-        }
+        const ms = await sample(query, 0);
+        if (ms !== null) times[cls].push(ms);
       }
+    }
+    for (let i = 0; i < laterSamples; i++) {
+      const list = queries[FIRST_CALL_CLASSES[i % FIRST_CALL_CLASSES.length]!];
+      // From the lists' other end: queries the samples above did not ask.
+      const query = list[list.length - 1 - Math.floor(i / FIRST_CALL_CLASSES.length)];
+      if (query === undefined) continue;
+      const ms = await sample(query, LATER_MS);
+      if (ms !== null) later.push(ms);
     }
     const classes: Partial<Record<FirstCallClass, Distribution>> = {};
     for (const cls of FIRST_CALL_CLASSES) if (times[cls].length > 0) classes[cls] = distribution(times[cls]);
-    return { available: true, classes, startup: distribution(startup), errors: fig(errors, "calls") };
+    return {
+      available: true,
+      classes,
+      ...(later.length > 0 ? { later: distribution(later) } : {}),
+      startup: distribution(startup),
+      errors: fig(errors, "calls"),
+    };
   } catch (error) {
     return { available: false, note: `unavailable: ${(error as Error).message.split("\n")[0]}` };
   } finally {
