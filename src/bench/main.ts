@@ -46,7 +46,7 @@ import {
   type ScaleName,
 } from "./corpus.js";
 import { indexSplit } from "./index-split.js";
-import { benchMcpFirstCall, LATER_MS } from "./mcp-first-call.js";
+import { benchMcpFirstCall, LATER_SPAN } from "./mcp-first-call.js";
 import { benchHistorySearch } from "./history-search.js";
 import { CHATS_LIKE_SQL, HISTORY_LIKE_SQL, likeBaseline, ripgrepBaseline } from "./baselines.js";
 import { benchLocomo } from "./locomo.js";
@@ -370,7 +370,7 @@ async function historyScale(args: BenchArgs, scale: ScaleName, name: CorpusName)
           mixed.slice(0, args.queries).map((q) => q.text),
         );
         step(
-          `the first call of a fresh recall mcp (${samples.firstCall} servers per class, ${samples.firstCall} more ${LATER_MS} ms after start)`,
+          `the first call of a fresh recall mcp (${samples.firstCall} servers per class, ${samples.firstCall} more ${LATER_SPAN} after start)`,
         );
         // Queries from the far end of each class's list: none of them ran in the process above.
         const unseen = (cls: "rare" | "identifier" | "mixed" | "common") =>

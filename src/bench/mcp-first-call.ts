@@ -18,9 +18,10 @@ export interface McpFirstCallFigures {
    */
   classes?: Partial<Record<FirstCallClass, Distribution>>;
   /**
-   * The same, classes in turn, sent LATER_MS after initialize: what an agent meets that searches
-   * a moment into its session, while the server's broker loads what the index knows and starts
-   * its idle work (at 1M messages a search then waited 0.4–0.6 s for one step of it).
+   * The same, classes in turn, each sent one of LATER_MS after initialize: what an agent meets
+   * that searches a moment into its session, while the server's broker loads what the index
+   * knows and starts its idle work (at 1M messages a search a second in waited 0.4–0.6 s for one
+   * step of it).
    */
   later?: Distribution;
   /** Spawn to initialized (not part of the figures above). */
@@ -28,8 +29,9 @@ export interface McpFirstCallFigures {
   errors?: Figure;
 }
 
-/** How long after initialize the `later` samples are sent. */
-export const LATER_MS = 1_500;
+/** How long after initialize the `later` samples are sent, in turn. */
+export const LATER_MS = [500, 1_000, 1_500, 2_000, 2_500, 3_000] as const;
+export const LATER_SPAN = `${Math.min(...LATER_MS) / 1000}–${Math.max(...LATER_MS) / 1000} s`;
 
 /**
  * The first query of every process: an agent starts `recall mcp` with its session, so its first
@@ -85,7 +87,7 @@ export async function benchMcpFirstCall(
       // From the lists' other end: queries the samples above did not ask.
       const query = list[list.length - 1 - Math.floor(i / FIRST_CALL_CLASSES.length)];
       if (query === undefined) continue;
-      const ms = await sample(query, LATER_MS);
+      const ms = await sample(query, LATER_MS[i % LATER_MS.length]!);
       if (ms !== null) later.push(ms);
     }
     const classes: Partial<Record<FirstCallClass, Distribution>> = {};

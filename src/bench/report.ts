@@ -5,7 +5,7 @@ import type { LargeTranscriptFigures } from "./large-transcript.js";
 import type { DashboardFigures } from "./dashboard.js";
 import type { LiveSearchFigures } from "./live-search.js";
 import type { IndexSplit, TableSize } from "./index-split.js";
-import { FIRST_CALL_CLASSES, LATER_MS, type McpFirstCallFigures } from "./mcp-first-call.js";
+import { FIRST_CALL_CLASSES, LATER_SPAN, type McpFirstCallFigures } from "./mcp-first-call.js";
 import type { McpRoundTripFigures } from "./mcp-round-trip.js";
 import type { Baseline } from "./baselines.js";
 import type { HistorySearchFigures } from "./history-search.js";
@@ -632,7 +632,7 @@ export function renderReport(result: BenchResult): string {
           return d ? `${fmt(d.p50, 2)} / ${fmt(d.p95, 2)} (${d.n.value})` : (f.note ?? "unavailable");
         });
       row(
-        `first call ${LATER_MS / 1000} s after a fresh recall mcp started, classes in turn: p50 / p95 (servers)`,
+        `first call ${LATER_SPAN} after a fresh recall mcp started, classes in turn: p50 / p95 (servers)`,
         (h) => {
           const d = h.mcpFirstCall?.later;
           return d ? `${fmt(d.p50, 2)} / ${fmt(d.p95, 2)} (${d.n.value})` : "–";
