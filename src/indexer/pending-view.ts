@@ -1,5 +1,5 @@
 import path from "node:path";
-import { byteOrder } from "../sources/checkpoint-pages.js";
+import { byteOrder } from "../sources/known-load.js";
 import type { IndexView, SourceBatch, SourceCheckpoint } from "../sources/types.js";
 
 /** What a handed-over batch changes in the index, as far as a source can read it back. */

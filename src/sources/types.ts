@@ -203,6 +203,11 @@ export function emptyBatch(): SourceBatch {
   };
 }
 
+/** A batch that carries nothing yet but is not idle: its source has more to do first. */
+export function busyBatch(progress: SourceProgress | null): SourceBatch {
+  return { ...emptyBatch(), progress, idle: false };
+}
+
 /** What a retained file looks like in the index: its newest epoch, how far it is retained, and its first bytes. */
 export interface RetainedExtent {
   epoch: number;
@@ -232,7 +237,7 @@ export interface IndexView {
   /**
    * Up to `limit` of a source's checkpoints with keys above `afterKey` (SQLite's byte order of
    * UTF-8, as keyAfter compares), in that order: a source with tens of thousands of files reads
-   * them a page at a time (checkpoint-pages.ts).
+   * them a page at a time (known-load.ts).
    */
   checkpointsAfter(source: string, afterKey: string, limit: number): SourceCheckpoint[];
   /** Up to `limit` files with retained raw bytes for this source above `afterFile`, in byte order. */

@@ -39,8 +39,8 @@ import type {
   SourceCheckpoint,
   SourceRecord,
 } from "../types.js";
-import { emptyBatch } from "../types.js";
-import { KnownLoad } from "../checkpoint-pages.js";
+import { busyBatch, emptyBatch } from "../types.js";
+import { KnownLoad } from "../known-load.js";
 import { chatConversationId, chatHitId } from "../ids.js";
 import { DYAD_AGENT, DYAD_SOURCE } from "./definition.js";
 
@@ -249,11 +249,8 @@ export class DyadSource implements Source {
     const noteRange = (cp: SourceCheckpoint) => {
       if (cp.key.startsWith("r:")) this.maxRange = Math.max(this.maxRange, Number(cp.key.slice(2)));
     };
-    if (!this.known.done && !this.known.step(view, budget, { checkpoint: noteRange })) {
-      batch.idle = false;
-      batch.progress = this.progress(0, true);
-      return batch;
-    }
+    if (!this.known.done && !this.known.step(view, budget, { checkpoint: noteRange }))
+      return busyBatch(this.progress(0, true));
     const maxId = (this.stmt("SELECT max(id) AS id FROM messages").get() as { id: number | null }).id ?? 0;
     const lastRange = Math.max(Math.floor(maxId / RANGE_IDS), this.maxRange);
     const chats = new Map<number, ChatMeta | null>();

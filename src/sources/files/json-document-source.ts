@@ -24,8 +24,8 @@ import type {
   SourceProgress,
   SourceRecord,
 } from "../types.js";
-import { emptyBatch } from "../types.js";
-import { KnownLoad } from "../checkpoint-pages.js";
+import { busyBatch, emptyBatch } from "../types.js";
+import { KnownLoad } from "../known-load.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./jsonl-reader.js";
 import { DISCOVERY_INTERVAL_MS } from "./jsonl-source.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
@@ -106,14 +106,10 @@ export class JsonDocumentSource implements Source {
   }
 
   nextBatch(view: IndexView, budget: Budget): SourceBatch {
-    const batch = emptyBatch();
     const loaded =
       this.loading.done || this.loading.step(view, budget, { checkpoint: (cp) => this.register(cp.key) });
-    if (!loaded) {
-      batch.progress = this.progress();
-      batch.idle = false;
-      return batch;
-    }
+    if (!loaded) return busyBatch(this.progress());
+    const batch = emptyBatch();
     if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
       for (const file of this.walker.step(budget.maxEntries, budget.now).files) this.register(file);
     }

@@ -15,7 +15,7 @@ import type {
   TitleClaim,
   WatchHooks,
 } from "../types.js";
-import { emptyBatch } from "../types.js";
+import { busyBatch, emptyBatch } from "../types.js";
 import { CallbackByteSource, FileByteSource, ZstdByteSource, type ByteSource } from "./byte-source.js";
 import {
   HEAD_BYTES,
@@ -29,7 +29,7 @@ import {
 } from "./head.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines, type JsonlLine } from "./jsonl-reader.js";
 import { FolderWatch } from "./folder-watch.js";
-import { KnownLoad } from "../checkpoint-pages.js";
+import { KnownLoad } from "../known-load.js";
 import { BoundedWalker, type WalkRule } from "./walker.js";
 import { ioRetryAt, isMissing, isSystemError } from "../shared/io-retry.js";
 import {
@@ -276,12 +276,8 @@ export class JsonlFileSource implements Source {
   };
 
   nextBatch(view: IndexView, budget: Budget): SourceBatch {
-    if (!this.known.done && !this.known.step(view, budget, this.knownVisitor)) {
-      const loading = emptyBatch();
-      loading.idle = false;
-      loading.progress = this.progress(false);
-      return loading;
-    }
+    if (!this.known.done && !this.known.step(view, budget, this.knownVisitor))
+      return busyBatch(this.progress(false));
     const batch = emptyBatch();
 
     // What the watch saw since the last batch, before the sweep: a new file is read now.

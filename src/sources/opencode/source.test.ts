@@ -12,7 +12,7 @@ import { failReads } from "../../../test/helpers/failing-reads.js";
 import { tempDir } from "../../../test/helpers/tmp.js";
 import { createOpencodeV2Db } from "../../../test/helpers/opencode-db.js";
 import type { Budget, IndexView, SourceBatch, SourceCheckpoint } from "../types.js";
-import { byteOrder } from "../checkpoint-pages.js";
+import { byteOrder } from "../known-load.js";
 import { IO_RETRY_FIRST_MS } from "../shared/io-retry.js";
 import { SCAN_EVERY_TICKS } from "./cadence.js";
 import { OpencodeDb } from "./db.js";

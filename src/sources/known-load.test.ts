@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { byteOrder, KnownLoad, LOAD_SLICE_MS } from "./checkpoint-pages.js";
+import { byteOrder, KnownLoad, LOAD_SLICE_MS } from "./known-load.js";
 import type { IndexView, SourceCheckpoint } from "./types.js";
 
 const checkpoint = (key: string): SourceCheckpoint => ({
