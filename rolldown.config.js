@@ -37,20 +37,44 @@ const publish = {
   },
 };
 
-const THREAD = "index-thread.js";
-const THREAD_STAGING = `dist/.thread-${process.pid}`;
+/**
+ * Moves a thread's bundle (one file) into LIVE whole, by a rename, as `publish` does the CLI's
+ * entry; each thread's build stages in a folder of its own.
+ */
+const publishThread = (file) => {
+  const staging = `dist/.thread-${path.parse(file).name}-${process.pid}`;
+  return {
+    staging,
+    plugin: {
+      name: `publish-${file}`,
+      writeBundle() {
+        try {
+          mkdirSync(LIVE, { recursive: true });
+          renameSync(path.join(staging, file), path.join(LIVE, file));
+        } finally {
+          rmSync(staging, { recursive: true, force: true });
+        }
+      },
+    },
+  };
+};
 
-/** Moves the indexing thread's bundle into LIVE whole (a rename), as `publish` does the CLI's entry. */
-const publishThread = {
-  name: "publish-thread",
-  writeBundle() {
-    try {
-      mkdirSync(LIVE, { recursive: true });
-      renameSync(path.join(THREAD_STAGING, THREAD), path.join(LIVE, THREAD));
-    } finally {
-      rmSync(THREAD_STAGING, { recursive: true, force: true });
-    }
-  },
+/** A worker thread's entry bundled into one file of its own, so the CLI's chunks stay as they were. */
+const threadBundle = (name, input) => {
+  const { staging, plugin } = publishThread(`${name}.js`);
+  return {
+    input: { [name]: input },
+    platform: "node",
+    external: ["better-sqlite3"],
+    plugins: [plugin],
+    output: {
+      dir: staging,
+      format: "esm",
+      entryFileNames: "[name].js",
+      inlineDynamicImports: true,
+      keepNames: true,
+    },
+  };
 };
 
 /**
@@ -77,21 +101,8 @@ export default defineConfig([
       keepNames: true,
     },
   },
-  /**
-   * The backfill pipeline's thread (indexer/pipeline.ts finds it beside the bundle's files): one
-   * file of its own, so the CLI's chunks stay as they were.
-   */
-  {
-    input: { "index-thread": "dist/indexer/index-thread.js" },
-    platform: "node",
-    external: ["better-sqlite3"],
-    plugins: [publishThread],
-    output: {
-      dir: THREAD_STAGING,
-      format: "esm",
-      entryFileNames: "[name].js",
-      inlineDynamicImports: true,
-      keepNames: true,
-    },
-  },
+  /** The backfill pipeline's thread (indexer/pipeline.ts finds it beside the bundle's files). */
+  threadBundle("index-thread", "dist/indexer/index-thread.js"),
+  /** The broker's thread: the index's writer and worker (app/broker-process.ts finds it there too). */
+  threadBundle("broker-thread", "dist/app/broker-thread.js"),
 ]);

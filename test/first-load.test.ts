@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { joinBrokerElection } from "../src/app/broker-process.js";
 import { ConfigSchema } from "../src/config/schema.js";
 import { backfill } from "../src/indexer/backfill.js";
@@ -202,7 +202,8 @@ describe("an unsynced first load", () => {
     });
     try {
       await broker.elected();
-      expect(existsSync(markerFile(db.name))).toBe(false);
+      // The broker's thread settles it before it opens its writer.
+      await vi.waitFor(() => expect(existsSync(markerFile(db.name))).toBe(false), { timeout: 10_000 });
     } finally {
       await broker.close();
     }

@@ -38,7 +38,7 @@ export interface TermStatsJob {
  * Vocabulary terms one step reads while the job plans, sized so a step takes about
  * STRETCH_TARGET_MS: FTS5 counts a term's rows by reading its postings, so 2,000 terms took 30
  * ms at most at 1M Zipf messages and 259 ms on the demo corpus, whose vocabulary is small and
- * common. A broker answers MCP requests between steps.
+ * common. The broker's thread answers the local channel's requests between steps.
  */
 const STRETCH = { first: 256, min: 16, max: 2_000 } as const;
 const STRETCH_TARGET_MS = 10;

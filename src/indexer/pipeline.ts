@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { Env } from "../platform/paths.js";
+import { threadEntry } from "../platform/thread-entry.js";
 import type { Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
 import { compileRedaction, DEFAULT_REDACTION } from "../projection/index.js";
@@ -57,18 +56,6 @@ export class IndexingThreadError extends Error {
 }
 
 /**
- * The thread's entry beside this module: compiled (dist/indexer/), bundled (dist/bundle/, this
- * module in the entry or a chunk), or under test from the sources (the compiled one).
- */
-export function threadEntry(): URL | null {
-  for (const candidate of ["./index-thread.js", "../index-thread.js", "../../dist/indexer/index-thread.js"]) {
-    const url = new URL(candidate, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  return null;
-}
-
-/**
  * A backfill's hand-over to the pipeline: once its first group has committed without finishing,
  * the sources are read and the batches prepared (projected, compressed) on another thread while
  * this one writes. Stays in this thread on a single core, and where the thread cannot see what
@@ -79,7 +66,7 @@ export function pipelineHandOver(spec: PipelineSpec, figures?: PipelineFigures):
     if (db.memory || options.clock !== systemClock || availableParallelism() < 2) return null;
     const redaction = options.redaction ?? DEFAULT_REDACTION;
     if (compileRedaction(spec.config.redaction).fingerprint !== redaction.fingerprint) return null;
-    const entry = threadEntry();
+    const entry = threadEntry(import.meta.url, "index-thread.js", "indexer");
     return entry
       ? startPipeline(
           db,

@@ -237,8 +237,8 @@ const progressOf = (p: BackfillProgress): WorkProgress => ({
 
 /**
  * The broker's indexing loop. Each cycle runs one bounded batch per source (each in its own
- * transaction) and yields to the event loop between sources, so a process serving MCP
- * requests answers them between batches; then it sleeps 100 ms while any source has backlog,
+ * transaction) and yields to the event loop between sources, so the thread it runs on answers
+ * requests (the broker's local channel, an embedding host's) between batches; then it sleeps 100 ms while any source has backlog,
  * else 2 s. Catch-up and reindex take the same lock as a cycle, so batches never overlap.
  */
 export function createIndexWorker(options: WorkerOptions): IndexWorker {

@@ -5,10 +5,11 @@ import type { Budget, IndexView, SourceCheckpoint } from "./types.js";
 const PAGE_ROWS = 256;
 
 /**
- * How long one background batch spends reading what the index knows before it hands back. A
- * broker serves MCP requests on the thread its indexing runs on, between batches: at 1M
- * messages a source's 16,000–21,000 checkpoints took 0.45–0.85 s read at once, one query per
- * key, and a search arriving a second after the broker started waited that long.
+ * How long one background batch spends reading what the index knows before it hands back. The
+ * thread indexing runs on answers its other requests between batches (the broker's local
+ * channel, an embedding host's calls): at 1M messages a source's 16,000–21,000 checkpoints took
+ * 0.45–0.85 s read at once, one query per key, and a search arriving a second after a broker
+ * started (when it indexed on the MCP thread) waited that long.
  */
 export const LOAD_SLICE_MS = 20;
 

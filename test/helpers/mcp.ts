@@ -14,13 +14,13 @@ export interface McpProcess {
  */
 export async function connectMcp(
   env: Record<string, string>,
-  options: { name: string; cwd?: string },
+  options: { name: string; cwd?: string; /** The CLI file to run (default the built bin). */ entry?: string },
 ): Promise<McpProcess> {
   const merged = { ...(process.env as Record<string, string>) };
   delete merged.RECALL_SESSION_ID;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, "mcp"],
+    args: [options.entry ?? CLI, "mcp"],
     env: { ...merged, ...env },
     stderr: "pipe",
     ...(options.cwd ? { cwd: options.cwd } : {}),

@@ -10,8 +10,8 @@ const log = (line: string) => process.stderr.write(`recall mcp[${process.pid}]: 
 /**
  * `recall mcp`: the MCP stdio server. stdout carries protocol messages only; anything the
  * server has to say goes to stderr. Every `recall mcp` takes part in broker election: the
- * elected one also runs the index worker in this process (bounded batches, yielding to MCP
- * requests between them) and answers index/reindex requests on the broker's local channel;
+ * elected one also runs the index worker, on a thread of its own (app/broker-process.ts), and
+ * answers index/reindex requests on the broker's local channel;
  * the others only read, and one of them takes over within seconds when the broker exits.
  */
 export const mcpCommand: CommandModule = {
