@@ -13,13 +13,6 @@ import { openDatabase } from "../store/open.js";
 import { createIndexUpkeep } from "./index-upkeep.js";
 import { indexThread } from "./index-thread.js";
 
-/**
- * How long a new broker waits before its first indexing cycle. A client that starts `recall mcp`
- * sends initialize, tools/list and often a first call at once, and on a 2-core machine a cycle
- * (with the pipeline's thread) takes the cores those need. Local channel requests are served meanwhile.
- */
-const FIRST_CYCLE_DELAY_MS = 1_000;
-
 /** What the broker's work is built from: plain data, so it can be handed to a thread. */
 export interface BrokerDutiesSpec {
   home: string;
@@ -70,10 +63,8 @@ export function startBrokerDuties(spec: BrokerDutiesSpec, log: (line: string) =>
     // Idle: the FTS5 merges and rewrites due, then term statistics for fresh processes.
     onIdle: () => upkeep.turn(),
   });
-  const firstCycle = setTimeout(() => {
-    log(`indexing ${worker.sourceNames().join(", ") || "no sources"} in the background`);
-    worker.start();
-  }, FIRST_CYCLE_DELAY_MS);
+  log(`indexing ${worker.sourceNames().join(", ") || "no sources"} in the background`);
+  worker.start();
   if (!spec.config.redaction.enabled)
     log("redaction is OFF (config.json redaction.enabled is false): secrets are indexed and shown verbatim");
 
@@ -99,7 +90,6 @@ export function startBrokerDuties(spec: BrokerDutiesSpec, log: (line: string) =>
       }
     },
     stop: async () => {
-      clearTimeout(firstCycle);
       await worker.stop();
       writer.close();
     },

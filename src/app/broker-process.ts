@@ -15,6 +15,13 @@ export interface BrokerProcessOptions extends BrokerDutiesSpec {
  * the process stays the broker, and an index nobody writes would go stale without a word.
  */
 export const THREAD_RESTART_MS = 30_000;
+/**
+ * How long a new broker waits before it starts its work (its thread, the writer, the first
+ * cycle). A client that starts `recall mcp` sends initialize, tools/list and often a first call
+ * at once; started at election, the thread's start-up (loading its code, opening the writer) and
+ * first cycle took the cores those needed. Local channel requests start it at once.
+ */
+const FIRST_WORK_DELAY_MS = 1_000;
 /** How long a closing broker waits for its thread's batch in progress before ending it. */
 const STOP_WAIT_MS = 30_000;
 
@@ -36,30 +43,44 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
     config: options.config,
   };
   let duties: BrokerDuties | null = null;
+  /** Starts the broker's work now if it has not started (a request came before the delay ended). */
+  let begin = () => {};
   return electBroker({
     home: options.home,
     onElected: () => {
       log("elected broker");
-      const entry = threadEntry(import.meta.url, "broker-thread.js", "app");
-      if (entry) duties = brokerThread(entry, spec, log);
-      else {
-        try {
-          duties = startBrokerDuties(spec, log);
-        } catch (error) {
-          // Still the broker (no second writer starts), but without a worker: say so.
-          log(`elected broker, but the index worker could not start (${(error as Error).name})`);
-        }
-      }
+      let closed = false;
+      begin = () => {
+        clearTimeout(timer);
+        if (!duties && !closed) duties = startDuties(spec, log);
+      };
+      const timer = setTimeout(begin, FIRST_WORK_DELAY_MS);
       return async () => {
+        closed = true;
+        clearTimeout(timer);
         await duties?.stop();
         duties = null;
       };
     },
     onRequest: async (request, progress) => {
+      begin();
       if (!duties) throw new Error("not the broker");
       return duties.answer(request, progress);
     },
   });
+}
+
+/** The broker's work on its thread, or in this thread when no thread entry is found. */
+function startDuties(spec: BrokerDutiesSpec, log: (line: string) => void): BrokerDuties | null {
+  const entry = threadEntry(import.meta.url, "broker-thread.js", "app");
+  if (entry) return brokerThread(entry, spec, log);
+  try {
+    return startBrokerDuties(spec, log);
+  } catch (error) {
+    // Still the broker (no second writer starts), but without a worker: say so.
+    log(`elected broker, but the index worker could not start (${(error as Error).name})`);
+    return null;
+  }
 }
 
 interface Pending {
