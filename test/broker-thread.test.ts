@@ -2,16 +2,16 @@
  * The elected broker writes the index on a thread of its own (src/app/broker-thread.ts), so the
  * thread answering MCP requests only reads: the thread's entry loads from the bundled CLI and
  * from the compiled modules, the local channel's requests (`recall index` asks the running
- * broker) are answered through it, and the server ends cleanly when its client leaves. A preload
- * module (NODE_OPTIONS --import, which worker threads inherit) notes each thread's entry file.
+ * broker) are answered through it, and the server ends cleanly when its client leaves
+ * (helpers/thread-marks.ts notes the threads a process starts).
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CLI, runCli } from "./helpers/cli.js";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 import { connectMcp } from "./helpers/mcp.js";
+import { threadMarker, threadsMarked } from "./helpers/thread-marks.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
@@ -29,16 +29,7 @@ describe("the broker's thread", () => {
     home = await createDemoHome({ messages: 2_000 });
     const t = tempDir("recall-broker-thread-");
     cleanup = t.cleanup;
-    const preload = path.join(t.dir, "mark-threads.mjs");
-    writeFileSync(
-      preload,
-      [
-        'import { appendFileSync } from "node:fs";',
-        'import { isMainThread } from "node:worker_threads";',
-        "if (!isMainThread && process.env.RECALL_TEST_THREAD_MARKS)",
-        "  appendFileSync(process.env.RECALL_TEST_THREAD_MARKS, `${process.argv[1]}\\n`);",
-      ].join("\n"),
-    );
+    const marker = threadMarker(t.dir);
     for (const [entry, expected] of [
       [CLI, path.join(DIST, "bundle", "broker-thread.js")],
       [path.join(DIST, "cli", "run.js"), path.join(DIST, "app", "broker-thread.js")],
@@ -47,8 +38,7 @@ describe("the broker's thread", () => {
       const env = {
         ...home.env,
         RECALL_HOME: path.join(t.dir, path.basename(path.dirname(expected))),
-        NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
-        RECALL_TEST_THREAD_MARKS: marks,
+        ...marker(marks),
       };
       const server = await connectMcp(env, { name: "broker-thread-test", entry });
       try {
@@ -63,7 +53,7 @@ describe("the broker's thread", () => {
           arguments: { query: "the", limit: 3 },
         })) as { content: { text: string }[] };
         expect((JSON.parse(answer.content[0]!.text) as { hits: unknown[] }).hits).toHaveLength(3);
-        expect(readFileSync(marks, "utf8").trim().split("\n")[0]).toBe(expected);
+        expect(threadsMarked(marks)[0]).toBe(expected);
       } finally {
         await server.client.close();
       }

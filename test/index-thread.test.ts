@@ -1,16 +1,15 @@
 /**
  * `recall index` reads and prepares its batches on the pipeline's thread (src/indexer/pipeline.ts)
  * once the first group leaves work: the thread's entry loads from the bundled CLI and from the
- * compiled modules alike. A preload module (NODE_OPTIONS --import, which worker threads inherit)
- * notes the entry file of every worker thread the process starts.
+ * compiled modules alike (helpers/thread-marks.ts notes the threads a process starts).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDemoHome, type DemoHome } from "./helpers/demo-home.js";
 import { CLI } from "./helpers/cli.js";
+import { threadMarker, threadsMarked } from "./helpers/thread-marks.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
@@ -29,7 +28,7 @@ describe("recall index on two threads", () => {
     entry: string,
     recallHome: string,
     marks: string,
-    preload: string,
+    marker: (marks: string) => Record<string, string>,
     extra: Record<string, string> = {},
   ) => {
     const result = spawnSync(process.execPath, [entry, "index", "--json"], {
@@ -39,8 +38,7 @@ describe("recall index on two threads", () => {
         ...home!.env,
         RECALL_HOME: recallHome,
         NO_COLOR: "1",
-        NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
-        RECALL_TEST_THREAD_MARKS: marks,
+        ...marker(marks),
         ...extra,
       },
       timeout: 120_000,
@@ -48,36 +46,26 @@ describe("recall index on two threads", () => {
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     const summary = JSON.parse(result.stdout) as { records: number };
-    const threads = existsSync(marks) ? readFileSync(marks, "utf8").trim().split("\n") : [];
-    return { summary, threads };
+    return { summary, threads: threadsMarked(marks) };
   };
 
   it("bundled (dist/cli/main.js) and compiled (dist/cli/run.js), each starting the thread unless told not to", async () => {
     home = await createDemoHome({ messages: 12_000 });
     const t = tempDir("recall-index-thread-");
     cleanup = t.cleanup;
-    const preload = path.join(t.dir, "mark-threads.mjs");
-    writeFileSync(
-      preload,
-      [
-        'import { appendFileSync } from "node:fs";',
-        'import { isMainThread } from "node:worker_threads";',
-        "if (!isMainThread && process.env.RECALL_TEST_THREAD_MARKS)",
-        "  appendFileSync(process.env.RECALL_TEST_THREAD_MARKS, `${process.argv[1]}\\n`);",
-      ].join("\n"),
-    );
-    const bundled = index(CLI, path.join(t.dir, "bundled"), path.join(t.dir, "bundled.marks"), preload);
+    const marker = threadMarker(t.dir);
+    const bundled = index(CLI, path.join(t.dir, "bundled"), path.join(t.dir, "bundled.marks"), marker);
     expect(bundled.threads).toEqual([path.join(DIST, "bundle", "index-thread.js")]);
     const compiled = index(
       path.join(DIST, "cli", "run.js"),
       path.join(t.dir, "compiled"),
       path.join(t.dir, "compiled.marks"),
-      preload,
+      marker,
     );
     expect(compiled.threads).toEqual([path.join(DIST, "indexer", "index-thread.js")]);
     expect(bundled.summary.records).toBeGreaterThan(10_000);
     expect(compiled.summary.records).toBe(bundled.summary.records);
-    const single = index(CLI, path.join(t.dir, "single"), path.join(t.dir, "single.marks"), preload, {
+    const single = index(CLI, path.join(t.dir, "single"), path.join(t.dir, "single.marks"), marker, {
       RECALL_INDEX_THREAD: "off",
     });
     expect(single.threads).toEqual([]);
