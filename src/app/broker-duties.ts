@@ -15,6 +15,7 @@ import { indexThread } from "./index-thread.js";
 
 /** What the broker's work is built from: plain data, so it can be handed to a thread. */
 export interface BrokerDutiesSpec {
+  /** RECALL_HOME (an interrupted first load's backups are kept in its backups/). */
   home: string;
   /** The history.db the worker writes (through a connection of its own). */
   file: string;
