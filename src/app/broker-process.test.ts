@@ -15,7 +15,6 @@ import { parentPort, workerData } from "node:worker_threads";
 import { appendFileSync, readFileSync } from "node:fs";
 appendFileSync(workerData.file, "x");
 const starts = readFileSync(workerData.file, "utf8").length;
-parentPort.postMessage({ type: "started" });
 parentPort.on("message", (m) => {
   if (m.type === "stop") { parentPort.postMessage({ type: "stopped" }); parentPort.close(); return; }
   if (m.request.command === "crash") process.exit(3);

@@ -108,8 +108,6 @@ export function brokerThread(
     thread = worker;
     worker.on("message", (message: FromBrokerThread) => {
       switch (message.type) {
-        case "started":
-          return;
         case "failed":
           return log(`elected broker, but the index worker could not start (${message.kind})`);
         case "log":

@@ -10,7 +10,6 @@ export type ToBrokerThread =
   | { type: "stop" };
 
 export type FromBrokerThread =
-  | { type: "started" }
   /** The writer could not start: the error's kind only (messages can quote paths). */
   | { type: "failed"; kind: string }
   /** A content-free line for the process's log. */

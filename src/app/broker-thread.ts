@@ -18,7 +18,6 @@ lowerThreadPriority();
 let duties: BrokerDuties | null = null;
 try {
   duties = startBrokerDuties(workerData as BrokerThreadInit, (line) => post({ type: "log", line }));
-  post({ type: "started" });
 } catch (error) {
   post({ type: "failed", kind: (error as { code?: string }).code ?? (error as Error).name });
 }
