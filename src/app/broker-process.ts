@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { ERROR_KINDS, RecallError } from "../core/errors.js";
+import { errorFromParts } from "../core/errors.js";
 import { electBroker, type BrokerHandle, type BrokerRequest } from "../indexer/broker.js";
 import { threadEntry } from "../platform/thread-entry.js";
 import { startBrokerDuties, type BrokerDuties, type BrokerDutiesSpec } from "./broker-duties.js";
@@ -117,13 +117,9 @@ export function brokerThread(
         case "answer":
           pending.get(message.id)?.resolve(message.result);
           return pending.delete(message.id);
-        case "refused": {
-          const kind = ERROR_KINDS.find((k) => k === message.kind);
-          pending
-            .get(message.id)
-            ?.reject(kind ? new RecallError(kind, message.message) : new Error(message.message));
+        case "refused":
+          pending.get(message.id)?.reject(errorFromParts(message));
           return pending.delete(message.id);
-        }
         case "stopped":
           return stopped?.();
       }

@@ -1,3 +1,4 @@
+import type { ErrorParts } from "../core/errors.js";
 import type { BrokerRequest } from "../indexer/broker.js";
 import type { BrokerDutiesSpec } from "./broker-duties.js";
 
@@ -17,5 +18,5 @@ export type FromBrokerThread =
   | { type: "progress"; id: number; figures: unknown }
   | { type: "answer"; id: number; result: unknown }
   /** A request failed: its message and RecallError kind, as the local channel sends them. */
-  | { type: "refused"; id: number; message: string; kind?: string }
+  | ({ type: "refused"; id: number } & ErrorParts)
   | { type: "stopped" };

@@ -6,7 +6,7 @@
  * the broker and its pipeline both work otherwise shares a core with them.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { isRecallError } from "../core/errors.js";
+import { errorParts } from "../core/errors.js";
 import { lowerThreadPriority } from "../platform/thread-priority.js";
 import { startBrokerDuties, type BrokerDuties } from "./broker-duties.js";
 import type { BrokerThreadInit, FromBrokerThread, ToBrokerThread } from "./broker-thread-protocol.js";
@@ -40,12 +40,6 @@ port.on("message", (message: ToBrokerThread) => {
     .answer(request, (figures) => post({ type: "progress", id, figures }))
     .then(
       (result) => post({ type: "answer", id, result }),
-      (error: unknown) =>
-        post({
-          type: "refused",
-          id,
-          message: (error as Error).message,
-          kind: isRecallError(error) ? error.kind : undefined,
-        }),
+      (error: unknown) => post({ type: "refused", id, ...errorParts(error) }),
     );
 });

@@ -29,3 +29,20 @@ export const notFound = (message = "not found") => new RecallError("NotFound", m
 export function isRecallError(e: unknown): e is RecallError {
   return e instanceof RecallError;
 }
+
+/** An error as it crosses a process or thread boundary: its message, and its kind when it has one. */
+export interface ErrorParts {
+  message: string;
+  kind?: string;
+}
+
+/** What of an error crosses a boundary: a caller's own mistake (NotFound, Validation…) keeps its kind. */
+export function errorParts(error: unknown): ErrorParts {
+  return { message: (error as Error).message, kind: isRecallError(error) ? error.kind : undefined };
+}
+
+/** The error again on the other side: a RecallError when the kind is one of recall's, else a plain one. */
+export function errorFromParts(parts: ErrorParts): Error {
+  const kind = ERROR_KINDS.find((k) => k === parts.kind);
+  return kind ? new RecallError(kind, parts.message) : new Error(parts.message);
+}

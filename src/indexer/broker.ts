@@ -3,7 +3,7 @@ import { chmodSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeF
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { ERROR_KINDS, isRecallError, RecallError } from "../core/errors.js";
+import { errorFromParts, errorParts } from "../core/errors.js";
 import { makeRecallHome } from "../store/private-files.js";
 import { pauseSync } from "../core/clock.js";
 
@@ -204,10 +204,10 @@ export function electBroker(options: ElectionOptions): BrokerHandle {
       handler(message.request, progress).then(
         (result) => socket.end(`${JSON.stringify({ result })}\n`),
         // A caller's own mistake (NotFound, Validation…) keeps its kind across the channel.
-        (error: unknown) =>
-          socket.end(
-            `${JSON.stringify({ error: (error as Error).message, kind: isRecallError(error) ? error.kind : undefined })}\n`,
-          ),
+        (error: unknown) => {
+          const { message: text, kind } = errorParts(error);
+          socket.end(`${JSON.stringify({ error: text, kind })}\n`);
+        },
       );
     });
     socket.on("error", () => socket.destroy());
@@ -329,8 +329,7 @@ export function askBroker(
         return;
       }
       if (parsed.error) {
-        const kind = ERROR_KINDS.find((k) => k === parsed.kind);
-        const error = kind ? new RecallError(kind, parsed.error) : new Error(parsed.error);
+        const error = errorFromParts({ message: parsed.error, kind: parsed.kind });
         finish(() => reject(error));
       } else finish(() => resolve(parsed.result ?? null));
     };
