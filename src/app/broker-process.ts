@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import { errorFromParts } from "../core/errors.js";
 import { electBroker, type BrokerHandle, type BrokerRequest } from "../indexer/broker.js";
 import { threadEntry } from "../platform/thread-entry.js";
-import { startBrokerDuties, type BrokerDuties, type BrokerDutiesSpec } from "./broker-duties.js";
+import type { BrokerDuties, BrokerDutiesSpec } from "./broker-duties.js";
 import type { FromBrokerThread, ToBrokerThread } from "./broker-thread-protocol.js";
 
 export interface BrokerProcessOptions extends BrokerDutiesSpec {
@@ -70,17 +70,16 @@ export function joinBrokerElection(options: BrokerProcessOptions): BrokerHandle 
   });
 }
 
-/** The broker's work on its thread, or in this thread when no thread entry is found. */
+/**
+ * The broker's work on its thread. This thread never loads the indexer (sources, projection,
+ * worker): only the broker's thread needs them. Without the thread's file (a broken install) the
+ * process is still the broker, so no second writer starts, but without a worker: it says so.
+ */
 function startDuties(spec: BrokerDutiesSpec, log: (line: string) => void): BrokerDuties | null {
   const entry = threadEntry(import.meta.url, "broker-thread.js", "app");
   if (entry) return brokerThread(entry, spec, log);
-  try {
-    return startBrokerDuties(spec, log);
-  } catch (error) {
-    // Still the broker (no second writer starts), but without a worker: say so.
-    log(`elected broker, but the index worker could not start (${(error as Error).name})`);
-    return null;
-  }
+  log("elected broker, but the index worker could not start (broker-thread.js is missing; reinstall recall)");
+  return null;
 }
 
 interface Pending {
