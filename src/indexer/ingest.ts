@@ -90,6 +90,15 @@ const INSERT_RECORD = `
   INSERT INTO recall_record_rows (at, role, kind, own_hit_id, text, truncated, cursor, model, branch,
     conversation_ref, ordinal, record_key)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${CONVERSATION_REF}, ?, ?)`;
+/**
+ * A new record with a new document, as most of a first backfill's are: one insert. Its record
+ * inserted, then its document set on the row, rewrote each row (its text's overflow pages too).
+ */
+const INSERT_RECORD_DOCUMENT = `
+  INSERT INTO recall_record_rows (at, role, kind, own_hit_id, text, truncated, cursor, model, branch,
+    conversation_ref, ordinal, record_key, project, job, run, message, app_id, chat_id, title, body,
+    is_compaction_summary, projection_truncated, projection_version, fts_deferred)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${CONVERSATION_REF}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 // Updates only what changed: a rebuild re-reads mostly unchanged rows, and SQLite rewrites (and
 // logs) every row an UPDATE matches, changed or not.
 const UPDATE_RECORD = `
@@ -636,16 +645,49 @@ function writeRecord(
     model,
     branch,
   ];
+  // The title is searched as the body is: CJK characters separate tokens (projection/cjk.ts).
+  const title = separateCjk(conv.title ?? "");
+  const body = projected.search.text;
+  // One stored copy of the text: the record's, when it gives the searched text (store/document-text.ts).
+  const stored = fts ? storedBody(body, projected.read.text, projected.searchFromRead) : body;
+  const compaction = projected.isCompactionSummary ? 1 : 0;
+  const searchTruncated = projected.search.truncated ? 1 : 0;
+  const document = [
+    conv.project,
+    record.job,
+    record.run,
+    record.message,
+    record.appId ?? null,
+    record.chatId ?? null,
+    title,
+    stored,
+    compaction,
+    searchTruncated,
+    projectionVersion,
+    fts ? 1 : 0,
+  ];
+  /** The row's new document, set on it: found by its key, searched, and its participants. */
+  const documentAdded = (id: number): true => {
+    if (!noteDocument(db, conv.source, key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
+    if (fts) queueFts(db, id, { title, body });
+    if (record.participants) writeParticipants(db, id, record.participants, false);
+    return true;
+  };
+  const oneInsert = !existing && !doc && projected.search.indexable && !record.supersedes;
   let recordId: number;
   if (existing) {
     statement(db, UPDATE_RECORD).run(...values, existing.id, ...values);
     recordId = existing.id;
   } else {
-    recordId = Number(statement(db, INSERT_RECORD).run(...values, conv.id, write.next, key).lastInsertRowid);
+    const insert = oneInsert
+      ? statement(db, INSERT_RECORD_DOCUMENT).run(...values, conv.id, write.next, key, ...document)
+      : statement(db, INSERT_RECORD).run(...values, conv.id, write.next, key);
+    recordId = Number(insert.lastInsertRowid);
     write.next += 1;
     write.fresh?.add(key);
   }
   if (record.epoch) statement(db, MARK_EPOCH).run(record.epoch, recordId, record.epoch);
+  if (oneInsert) return documentAdded(recordId);
 
   if (doc && !ownDoc) return false; // the first conversation keeps it
   // Not past the check above: a copy whose first line another conversation keeps writes no
@@ -657,13 +699,6 @@ function writeRecord(
     if (doc) statement(db, DELETE_DOCUMENT).run(doc.id);
     return false;
   }
-  // The title is searched as the body is: CJK characters separate tokens (projection/cjk.ts).
-  const title = separateCjk(conv.title ?? "");
-  const body = projected.search.text;
-  // One stored copy of the text: the record's, when it gives the searched text (store/document-text.ts).
-  const stored = fts ? storedBody(body, projected.read.text, projected.searchFromRead) : body;
-  const compaction = projected.isCompactionSummary ? 1 : 0;
-  const searchTruncated = projected.search.truncated ? 1 : 0;
   if (doc) {
     const meta = [record.job, record.run, record.message, compaction, searchTruncated, projectionVersion];
     statement(db, UPDATE_DOCUMENT).run(conv.project, ...meta, doc.id, conv.project, ...meta);
@@ -674,24 +709,8 @@ function writeRecord(
       : doc.id;
     if (record.participants) writeParticipants(db, id, record.participants, true);
   } else {
-    statement(db, SET_DOCUMENT).run(
-      conv.project,
-      record.job,
-      record.run,
-      record.message,
-      record.appId ?? null,
-      record.chatId ?? null,
-      title,
-      stored,
-      compaction,
-      searchTruncated,
-      projectionVersion,
-      fts ? 1 : 0,
-      recordId,
-    );
-    if (!noteDocument(db, conv.source, key, recordId)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
-    if (fts) queueFts(db, recordId, { title, body });
-    if (record.participants) writeParticipants(db, recordId, record.participants, false);
+    statement(db, SET_DOCUMENT).run(...document, recordId);
+    documentAdded(recordId);
   }
   return true;
 }
