@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { byteOrder, KnownLoad, LOAD_SLICE_MS } from "./known-load.js";
+import { byteOrder, KnownLoad } from "./known-load.js";
 import type { IndexView, SourceCheckpoint } from "./types.js";
 
 const checkpoint = (key: string): SourceCheckpoint => ({
@@ -13,18 +13,13 @@ const checkpoint = (key: string): SourceCheckpoint => ({
   state: null,
 });
 
-/** A view over sorted keys and files; each page read costs `pageMs` of busy time. */
-function pagedView(keys: string[], files: string[], pageMs = 0): IndexView & { pages: number } {
+/** A view over sorted keys and files, counting the pages read. */
+function pagedView(keys: string[], files: string[]): IndexView & { pages: number } {
   const sorted = (list: string[]) => [...list].sort(byteOrder);
-  const spin = () => {
-    const until = performance.now() + pageMs;
-    while (performance.now() < until);
-  };
   const view = {
     pages: 0,
     checkpointsAfter: (_source: string, after: string, limit: number) => {
       view.pages++;
-      spin();
       return sorted(keys)
         .filter((k) => byteOrder(k, after) > 0)
         .slice(0, limit)
@@ -32,7 +27,6 @@ function pagedView(keys: string[], files: string[], pageMs = 0): IndexView & { p
     },
     retainedFilesAfter: (_source: string, after: string, limit: number) => {
       view.pages++;
-      spin();
       return sorted(files)
         .filter((f) => byteOrder(f, after) > 0)
         .slice(0, limit);
@@ -50,7 +44,7 @@ describe("what a source's index already knows, read a page at a time", () => {
     const load = new KnownLoad("s");
     const done = load.step(
       view,
-      { thorough: true },
+      { thorough: true, expired: () => true },
       {
         checkpoint: (cp) => seen.push(cp.key),
         file: (f) => seen.push(`file:${f}`),
@@ -61,19 +55,22 @@ describe("what a source's index already knows, read a page at a time", () => {
     expect(seen).toEqual([...keys(600), "file:a", "file:b"]);
   });
 
-  it("hands back after its time slice in the background and goes on where it stopped", () => {
-    // Each page costs more than the slice: every background step reads exactly one.
-    const view = pagedView(keys(600), ["f"], LOAD_SLICE_MS + 5);
+  it("hands back when its batch's time is up, a page at least, and goes on where it stopped", () => {
+    const view = pagedView(keys(600), ["f"]);
     const seen: string[] = [];
     const load = new KnownLoad("s");
     const visit = {
       checkpoint: (cp: SourceCheckpoint) => seen.push(cp.key),
       file: (f: string) => seen.push(f),
     };
-    const steps: boolean[] = [];
-    while (!load.done) steps.push(load.step(view, { thorough: false }, visit));
+    // A batch whose time is up reads one page; one with time left (two pages here) reads on.
+    expect(load.step(view, { thorough: false, expired: () => true }, visit)).toBe(false);
+    expect(view.pages).toBe(1);
+    let pages = 0;
+    expect(load.step(view, { thorough: false, expired: () => ++pages >= 2 }, visit)).toBe(false);
+    expect(view.pages).toBe(3);
     // 600 keys in pages of 256 (3 pages), then one page of files.
-    expect(steps).toEqual([false, false, false, true]);
+    expect(load.step(view, { thorough: false, expired: () => false }, visit)).toBe(true);
     expect(view.pages).toBe(4);
     expect(seen).toEqual([...keys(600), "f"]);
   });
@@ -81,7 +78,8 @@ describe("what a source's index already knows, read a page at a time", () => {
   it("skips the files when the visitor does not take them", () => {
     const view = pagedView(keys(3), ["f"]);
     const seen: string[] = [];
-    expect(new KnownLoad("s").step(view, {}, { checkpoint: (cp) => seen.push(cp.key) })).toBe(true);
+    const budget = { expired: () => false };
+    expect(new KnownLoad("s").step(view, budget, { checkpoint: (cp) => seen.push(cp.key) })).toBe(true);
     expect(seen).toEqual(keys(3));
     expect(view.pages).toBe(1);
   });

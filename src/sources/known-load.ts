@@ -1,17 +1,7 @@
-import { performance } from "node:perf_hooks";
 import type { Budget, IndexView, SourceCheckpoint } from "./types.js";
 
 /** Checkpoints (or retained files) one read returns. */
 const PAGE_ROWS = 256;
-
-/**
- * How long one background batch spends reading what the index knows before it hands back. The
- * thread indexing runs on answers its other requests between batches (the broker's local
- * channel, an embedding host's calls): at 1M messages a source's 16,000–21,000 checkpoints took
- * 0.45–0.85 s read at once, one query per key, and a search arriving a second after a broker
- * started (when it indexed on the MCP thread) waited that long.
- */
-export const LOAD_SLICE_MS = 20;
 
 /** Orders strings as SQLite's BINARY collation orders their UTF-8 (JavaScript's `<` does not past U+D7FF). */
 export function byteOrder(a: string, b: string): number {
@@ -27,7 +17,10 @@ export interface KnownVisitor {
 /**
  * What the index already knows of one source, read a page at a time when a new process starts:
  * every checkpoint in key order, then (if the visitor takes them) every retained file. A
- * background batch reads for LOAD_SLICE_MS; a foreground backfill (`thorough`) reads to the end.
+ * background batch reads until its time is up (a page at least), a foreground backfill
+ * (`thorough`) to the end. Slices of 20 ms kept a search from waiting behind the load while the
+ * broker indexed on the thread that answers requests; on the broker's own thread
+ * (app/broker-thread.ts) they only put off its first look for new sessions.
  */
 export class KnownLoad {
   private afterKey = "";
@@ -40,9 +33,8 @@ export class KnownLoad {
     return this.phase === "done";
   }
 
-  /** Reads on for the budget's slice; true once everything has been visited. */
-  step(view: IndexView, budget: Pick<Budget, "thorough">, visit: KnownVisitor): boolean {
-    const until = budget.thorough ? Infinity : performance.now() + LOAD_SLICE_MS;
+  /** Reads on until the budget's time is up; true once everything has been visited. */
+  step(view: IndexView, budget: Pick<Budget, "thorough" | "expired">, visit: KnownVisitor): boolean {
     do {
       if (this.phase === "checkpoints") {
         const page = view.checkpointsAfter(this.source, this.afterKey, PAGE_ROWS);
@@ -55,7 +47,7 @@ export class KnownLoad {
         if (page.length > 0) this.afterFile = page[page.length - 1]!;
         if (page.length < PAGE_ROWS) this.phase = "done";
       }
-    } while (this.phase !== "done" && performance.now() < until);
+    } while (this.phase !== "done" && (budget.thorough === true || !budget.expired()));
     return this.done;
   }
 }
