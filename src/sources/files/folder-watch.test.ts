@@ -117,6 +117,58 @@ describe("a file source's folder watch", () => {
     expect(h.search("osprey")).toHaveLength(1);
   });
 
+  it("a restarted source watches its known files' folders at once and takes a file written there before", async () => {
+    h = await createHarness();
+    const project = path.join(claudeProjects(h.home), "-p");
+    mkdirSync(project, { recursive: true });
+    const first = path.join(project, `${S1}.jsonl`);
+    writeFileSync(first, session(S1, "the first heron"));
+    // Written long ago, as a session is: the folder has changed since (S2 below).
+    fs.utimesSync(first, new Date(BASE_TIME), new Date(BASE_TIME));
+    h.index();
+    // While no process runs: a new session in the known folder.
+    writeFileSync(path.join(project, `${S2}.jsonl`), session(S2, "the second heron"));
+    h.restart();
+    const watch = hooks();
+    source(h, "claude-code").watch!(watch);
+    // One entry a tick: the walk opens the root and examines "-p" only, so it finds neither file.
+    h.tick({ maxEntries: 1 });
+    expect(h.search("heron")).toHaveLength(2);
+    // And "-p" is watched although the walk has not listed it: a new file is read by the next batch.
+    writeFileSync(path.join(project, `${S3}.jsonl`), session(S3, "the third heron"));
+    await until("the watch's event", () => (watch.events > 0 ? true : undefined));
+    h.tick({ maxEntries: 1 });
+    expect(h.search("heron")).toHaveLength(3);
+  });
+
+  it("watches the folders of known files and those up to their root, listing only a folder changed since", () => {
+    const t = tempDir("recall-watch-");
+    cleanup = t.cleanup;
+    const root = path.join(t.dir, "sessions");
+    const day = path.join(root, "2026", "06", "01");
+    const other = path.join(root, "2026", "07", "02");
+    mkdirSync(day, { recursive: true });
+    mkdirSync(other, { recursive: true });
+    const known = [path.join(day, "a.jsonl"), path.join(other, "b.jsonl")];
+    for (const f of known) writeFileSync(f, "x");
+    writeFileSync(path.join(day, "new.jsonl"), "x");
+    const w = new FolderWatch("test", hooks());
+    const now = Date.now();
+    w.addFoldersOf(
+      [
+        // "day" changed after its newest known file; "other" did not.
+        { path: known[0]!, mtime: now - 60_000 },
+        { path: known[1]!, mtime: now + 60_000 },
+      ],
+      [root],
+      (p) => known.includes(p),
+    );
+    // root, 2026, 06, 01, 07, 02
+    expect(w.size).toBe(6);
+    expect(w.take(32)).toEqual([{ path: path.join(day, "new.jsonl"), root, depth: 3 }]);
+    w.close();
+  });
+
   it("takes a burst too large to hold as one sweep", async () => {
     const t = tempDir("recall-watch-");
     cleanup = t.cleanup;

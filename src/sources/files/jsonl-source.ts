@@ -188,11 +188,29 @@ export class JsonlFileSource implements Source {
     for (const t of this.tracked.values()) this.closeLive(t);
   }
 
-  /** Watches the folders the discovery walk opens (see FolderWatch), from the next sweep on. */
+  /**
+   * Watches the folders the discovery walk opens (see FolderWatch), from the next sweep on, and
+   * at once those of the files the index knows.
+   */
   watch(hooks: WatchHooks): void {
     this.folderWatch?.close();
     this.folderWatch = new FolderWatch(this.name, hooks);
+    if (this.known.done) this.watchKnownFolders();
     this.walker.requestSweep();
+  }
+
+  /** Watches the folders of the files the index knows (FolderWatch.addFoldersOf). */
+  private watchKnownFolders(): void {
+    const tracked = this.tracked;
+    function* files() {
+      for (const t of tracked.values())
+        if (t.file !== null && !t.gone) yield { path: t.file, mtime: t.mtime };
+    }
+    const isKnown = (file: string) => {
+      const key = this.spec.identify(file)?.key;
+      return key !== undefined && tracked.has(key);
+    };
+    this.folderWatch?.addFoldersOf(files(), this.spec.roots(), isKnown);
   }
 
   private closeLive(t: Tracked): void {
@@ -276,8 +294,10 @@ export class JsonlFileSource implements Source {
   };
 
   nextBatch(view: IndexView, budget: Budget): SourceBatch {
-    if (!this.known.done && !this.known.step(view, budget, this.knownVisitor))
-      return busyBatch(this.progress(false));
+    if (!this.known.done) {
+      if (!this.known.step(view, budget, this.knownVisitor)) return busyBatch(this.progress(false));
+      this.watchKnownFolders();
+    }
     const batch = emptyBatch();
 
     // What the watch saw since the last batch, before the sweep: a new file is read now.
