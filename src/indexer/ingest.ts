@@ -645,49 +645,30 @@ function writeRecord(
     model,
     branch,
   ];
-  // The title is searched as the body is: CJK characters separate tokens (projection/cjk.ts).
-  const title = separateCjk(conv.title ?? "");
-  const body = projected.search.text;
-  // One stored copy of the text: the record's, when it gives the searched text (store/document-text.ts).
-  const stored = fts ? storedBody(body, projected.read.text, projected.searchFromRead) : body;
-  const compaction = projected.isCompactionSummary ? 1 : 0;
-  const searchTruncated = projected.search.truncated ? 1 : 0;
-  const document = [
-    conv.project,
-    record.job,
-    record.run,
-    record.message,
-    record.appId ?? null,
-    record.chatId ?? null,
-    title,
-    stored,
-    compaction,
-    searchTruncated,
-    projectionVersion,
-    fts ? 1 : 0,
-  ];
   /** The row's new document, set on it: found by its key, searched, and its participants. */
-  const documentAdded = (id: number): true => {
+  const documentAdded = (id: number, text: FtsRow): true => {
     if (!noteDocument(db, conv.source, key, id)) restoreReadIndex(db, DOCUMENT_KEY_INDEX);
-    if (fts) queueFts(db, id, { title, body });
+    if (fts) queueFts(db, id, text);
     if (record.participants) writeParticipants(db, id, record.participants, false);
     return true;
   };
   const oneInsert = !existing && !doc && projected.search.indexable && !record.supersedes;
+  // Only an indexable record has a document to write (computed where one is written).
+  const document = oneInsert ? documentColumns(record, projectionVersion, fts) : null;
   let recordId: number;
   if (existing) {
     statement(db, UPDATE_RECORD).run(...values, existing.id, ...values);
     recordId = existing.id;
   } else {
-    const insert = oneInsert
-      ? statement(db, INSERT_RECORD_DOCUMENT).run(...values, conv.id, write.next, key, ...document)
+    const insert = document
+      ? statement(db, INSERT_RECORD_DOCUMENT).run(...values, conv.id, write.next, key, ...document.columns)
       : statement(db, INSERT_RECORD).run(...values, conv.id, write.next, key);
     recordId = Number(insert.lastInsertRowid);
     write.next += 1;
     write.fresh?.add(key);
   }
   if (record.epoch) statement(db, MARK_EPOCH).run(record.epoch, recordId, record.epoch);
-  if (oneInsert) return documentAdded(recordId);
+  if (document) return documentAdded(recordId, document.text);
 
   if (doc && !ownDoc) return false; // the first conversation keeps it
   // Not past the check above: a copy whose first line another conversation keeps writes no
@@ -699,6 +680,10 @@ function writeRecord(
     if (doc) statement(db, DELETE_DOCUMENT).run(doc.id);
     return false;
   }
+  const { text, stored, columns } = documentColumns(record, projectionVersion, fts);
+  const { title, body } = text;
+  const compaction = projected.isCompactionSummary ? 1 : 0;
+  const searchTruncated = projected.search.truncated ? 1 : 0;
   if (doc) {
     const meta = [record.job, record.run, record.message, compaction, searchTruncated, projectionVersion];
     statement(db, UPDATE_DOCUMENT).run(conv.project, ...meta, doc.id, conv.project, ...meta);
@@ -709,10 +694,42 @@ function writeRecord(
       : doc.id;
     if (record.participants) writeParticipants(db, id, record.participants, true);
   } else {
-    statement(db, SET_DOCUMENT).run(...document, recordId);
-    documentAdded(recordId);
+    statement(db, SET_DOCUMENT).run(...columns, recordId);
+    documentAdded(recordId, text);
   }
   return true;
+}
+
+/**
+ * A record's document as SET_DOCUMENT and INSERT_RECORD_DOCUMENT write it (in their parameter
+ * order): its searched text (title and body) and the body stored.
+ */
+function documentColumns(
+  record: PreparedRecord,
+  projectionVersion: number,
+  fts: boolean,
+): { text: FtsRow; stored: string; columns: unknown[] } {
+  const { conversation: conv, projected } = record;
+  // The title is searched as the body is: CJK characters separate tokens (projection/cjk.ts).
+  const title = separateCjk(conv.title ?? "");
+  const body = projected.search.text;
+  // One stored copy of the text: the record's, when it gives the searched text (store/document-text.ts).
+  const stored = fts ? storedBody(body, projected.read.text, projected.searchFromRead) : body;
+  const columns = [
+    conv.project,
+    record.job,
+    record.run,
+    record.message,
+    record.appId ?? null,
+    record.chatId ?? null,
+    title,
+    stored,
+    projected.isCompactionSummary ? 1 : 0,
+    projected.search.truncated ? 1 : 0,
+    projectionVersion,
+    fts ? 1 : 0,
+  ];
+  return { text: { title, body }, stored, columns };
 }
 
 /**
