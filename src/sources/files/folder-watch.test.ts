@@ -131,8 +131,10 @@ describe("a file source's folder watch", () => {
     h.restart();
     const watch = hooks();
     source(h, "claude-code").watch!(watch);
-    // One entry a tick: the walk opens the root and examines "-p" only, so it finds neither file.
+    // One entry a tick, as the changed folder is listed: the walk would open the root and
+    // examine "-p" only, so it would find neither file.
     h.tick({ maxEntries: 1 });
+    if (h.search("heron").length < 2) h.tick({ maxEntries: 1 });
     expect(h.search("heron")).toHaveLength(2);
     // And "-p" is watched although the walk has not listed it: a new file is read by the next batch.
     writeFileSync(path.join(project, `${S3}.jsonl`), session(S3, "the third heron"));
@@ -165,7 +167,49 @@ describe("a file source's folder watch", () => {
     );
     // root, 2026, 06, 01, 07, 02
     expect(w.size).toBe(6);
+    // Listed when a batch asks, not before: "day" alone, its two entries.
+    expect(w.take(32)).toEqual([]);
+    expect(w.waiting).toBe(true);
+    expect(w.list(32)).toBe(2);
     expect(w.take(32)).toEqual([{ path: path.join(day, "new.jsonl"), root, depth: 3 }]);
+    expect(w.waiting).toBe(false);
+    w.close();
+  });
+
+  it("lists changed folders within a batch's bound of entries, the most recently changed first", () => {
+    const t = tempDir("recall-watch-");
+    cleanup = t.cleanup;
+    const root = path.join(t.dir, "projects");
+    const folders = ["-a", "-b", "-c"].map((name) => path.join(root, name));
+    const known: string[] = [];
+    folders.forEach((folder, i) => {
+      mkdirSync(folder, { recursive: true });
+      for (let k = 0; k < 3; k++) {
+        const file = path.join(folder, `${k}.jsonl`);
+        writeFileSync(file, "x");
+        known.push(file);
+      }
+      writeFileSync(path.join(folder, "new.jsonl"), "x");
+      // "-b" changed last, then "-c", then "-a".
+      const at = new Date(BASE_TIME + [1, 3, 2][i]! * 60_000);
+      fs.utimesSync(folder, at, at);
+    });
+    const w = new FolderWatch("test", hooks());
+    w.addFoldersOf(
+      known.map((p) => ({ path: p, mtime: BASE_TIME })),
+      [root],
+      (p) => known.includes(p),
+    );
+    const listed: number[] = [];
+    const found: string[] = [];
+    while (w.waiting) {
+      listed.push(w.list(3));
+      const taken = w.take(32);
+      if (taken !== "sweep") for (const e of taken) found.push(path.relative(root, e.path));
+    }
+    // Twelve entries, three a batch; a folder's handle stays open between batches.
+    expect(listed).toEqual([3, 3, 3, 3, 0]);
+    expect(found).toEqual(["-b/new.jsonl", "-c/new.jsonl", "-a/new.jsonl"].map((p) => path.normalize(p)));
     w.close();
   });
 

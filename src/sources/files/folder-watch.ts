@@ -1,4 +1,4 @@
-import { opendirSync, statSync, watch, type FSWatcher } from "node:fs";
+import { opendirSync, statSync, watch, type Dir, type FSWatcher } from "node:fs";
 import path from "node:path";
 import type { WatchHooks } from "../types.js";
 import type { WalkedFolder } from "./walker.js";
@@ -20,6 +20,12 @@ export interface ChangedEntry {
   root: string;
   /** As the walk counts: 0 directly under the root. */
   depth: number;
+}
+
+/** A folder whose entries are to be listed, and which of them count as changed. */
+interface ToList {
+  folder: WalkedFolder;
+  take: (path: string) => boolean;
 }
 
 interface Watched {
@@ -44,15 +50,19 @@ export class FolderWatch {
   private full: string | null = null;
   private readonly said = new Set<string>();
   private closed = false;
+  /** Folders whose entries wait to be listed (list()), the first next. */
+  private toList: ToList[] = [];
+  /** The folder being listed, its handle kept between batches. */
+  private listing: (ToList & { dir: Dir }) | null = null;
 
   constructor(
     private readonly source: string,
     private readonly hooks: WatchHooks,
   ) {}
 
-  /** Whether changes wait for a batch. */
+  /** Whether changes, or folders to list, wait for a batch. */
   get waiting(): boolean {
-    return this.overflowed || this.changed.size > 0;
+    return this.overflowed || this.changed.size > 0 || this.listing !== null || this.toList.length > 0;
   }
 
   get size(): number {
@@ -86,8 +96,9 @@ export class FolderWatch {
    * walk opens them: a process that knows its files from the index walks a large home 32 entries
    * a tick, and a session written meanwhile into a folder the walk had not reached waited for it
    * (18–21 s after a broker's start at 1M Claude Code messages, 16,667 files). A folder changed
-   * since its newest known file (a file created there while no process watched) has the entries
-   * the index does not know taken as changed, as a new folder's are.
+   * since its newest known file (a file created there while no process watched) is listed, the
+   * most recently changed first, and the entries the index does not know are taken as changed,
+   * as a new folder's are.
    */
   addFoldersOf(
     files: Iterable<{ path: string; mtime: number | null }>,
@@ -113,51 +124,74 @@ export class FolderWatch {
         if (this.full !== null) return;
       }
     }
+    const changed: { folder: WalkedFolder; mtime: number }[] = [];
     for (const { folder, newest } of leaves.values()) {
-      if (!this.folders.has(folder.path) || !this.changedSince(folder.path, newest)) continue;
-      if (!this.noteEntries(folder, (entry) => !isKnown(entry))) return;
+      if (!this.folders.has(folder.path)) continue;
+      const mtime = folderMtime(folder.path);
+      if (mtime > newest) changed.push({ folder, mtime });
     }
-  }
-
-  /** Whether a folder's entries changed after `mtime` (ms), as far as its own mtime says. */
-  private changedSince(folder: string, mtime: number): boolean {
-    try {
-      return statSync(folder).mtimeMs > mtime;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Takes a folder's entries (those `take` accepts) as changed; false once too many are held. */
-  private noteEntries(folder: WalkedFolder, take: (path: string) => boolean = () => true): boolean {
-    let dir;
-    try {
-      dir = opendirSync(folder.path);
-    } catch {
-      return true;
-    }
-    try {
-      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
-        const entryPath = path.join(folder.path, entry.name);
-        if (take(entryPath) && !this.note({ ...folder, path: entryPath })) return false;
-      }
-    } catch {
-      // Deleted while listed: nothing more to take.
-    } finally {
-      dir.closeSync();
-    }
-    return true;
+    changed.sort((a, b) => b.mtime - a.mtime);
+    const take = (entry: string) => !isKnown(entry);
+    for (const { folder } of changed) this.toList.push({ folder, take });
   }
 
   /**
-   * Watches a folder created since the walk passed, and takes what it already holds as changed:
-   * files written before its watch began (or in a folder that cannot be watched now) would
-   * otherwise wait for the sweep.
+   * Lists the folders waiting to be listed, at most `max` entries (discovery's bound a tick:
+   * the rest wait for the next batch), and holds those taken as changed. Returns the entries read.
+   */
+  list(max: number): number {
+    let read = 0;
+    while (read < max && !this.overflowed) {
+      if (!this.listing) {
+        const next = this.toList.shift();
+        if (!next) break;
+        try {
+          this.listing = { ...next, dir: opendirSync(next.folder.path) };
+        } catch {
+          continue; // gone or unreadable since: the sweep says so if it lasts
+        }
+      }
+      const { folder, take, dir } = this.listing;
+      let entry;
+      try {
+        entry = dir.readSync();
+      } catch {
+        entry = null; // deleted while listed: nothing more to take
+      }
+      if (entry === null) {
+        this.closeListing();
+        continue;
+      }
+      read += 1;
+      const entryPath = path.join(folder.path, entry.name);
+      if (take(entryPath)) this.note({ ...folder, path: entryPath });
+    }
+    // A burst the sweep takes over: what was still to be listed goes with it.
+    if (this.overflowed) {
+      this.closeListing();
+      this.toList = [];
+    }
+    return read;
+  }
+
+  private closeListing(): void {
+    try {
+      this.listing?.dir.closeSync();
+    } catch {
+      // already closed
+    }
+    this.listing = null;
+  }
+
+  /**
+   * Watches a folder created since the walk passed, and lists what it already holds (before the
+   * folders waiting already: a new folder is where a new session is): files written before its
+   * watch began (or in a folder that cannot be watched now) would otherwise wait for the sweep.
    */
   addNew(folder: WalkedFolder): void {
     if (this.closed || this.folders.has(folder.path)) return;
     this.add(folder);
-    this.noteEntries(folder);
+    this.toList.unshift({ folder, take: () => true });
   }
 
   /**
@@ -190,6 +224,8 @@ export class FolderWatch {
 
   close(): void {
     this.closed = true;
+    this.closeListing();
+    this.toList = [];
     for (const { watcher } of this.folders.values()) watcher.close();
     this.folders.clear();
     this.changed.clear();
@@ -241,5 +277,14 @@ export class FolderWatch {
     this.hooks.log(
       `${this.source}: watching no more folders (${why}); new files elsewhere wait for the discovery sweep`,
     );
+  }
+}
+
+/** A folder's mtime in ms (its entries' last change), or -Infinity when it cannot be read. */
+function folderMtime(folder: string): number {
+  try {
+    return statSync(folder).mtimeMs;
+  } catch {
+    return -Infinity;
   }
 }

@@ -300,12 +300,15 @@ export class JsonlFileSource implements Source {
     }
     const batch = emptyBatch();
 
+    // Discovery: at most maxEntries directory entries per tick, the folders the watch lists
+    // first (where a new session is), then the walk, again 30 s after its last sweep.
+    const listed = this.folderWatch?.list(budget.maxEntries) ?? 0;
+
     // What the watch saw since the last batch, before the sweep: a new file is read now.
     if (this.folderWatch) this.considerChanges(this.folderWatch, budget);
 
-    // Discovery: at most maxEntries directory entries per tick; again 30 s after the last sweep.
-    if (this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
-      const step = this.walker.step(budget.maxEntries, budget.now);
+    if (listed < budget.maxEntries && this.walker.startIfDue(budget.now, DISCOVERY_INTERVAL_MS)) {
+      const step = this.walker.step(budget.maxEntries - listed, budget.now);
       for (const file of step.files) this.register(file);
       for (const folder of step.folders) this.folderWatch?.add(folder);
       if (step.done) {
