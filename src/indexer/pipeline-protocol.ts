@@ -7,17 +7,17 @@ import type { PreparedBatch } from "./prepare.js";
 
 /**
  * Slots of the Int32Array the writer and the pipeline's thread share. Sequence numbers count
- * ticks from 1. The writer blocks on them synchronously (Atomics.wait), so a backfill group
+ * the batches posted from 1 (one source's batch each, index-thread.ts). The writer blocks on them synchronously (Atomics.wait), so a backfill group
  * stays one synchronous transaction as in-thread.
  */
 export const SLOT = {
-  /** Ticks the thread has posted. */
+  /** Batches the thread has posted. */
   produced: 0,
-  /** Ticks the writer has taken off the port (the queue's bound counts the rest). */
+  /** Batches the writer has taken off the port (the queue's bound counts the rest). */
   received: 1,
-  /** Ticks whose group has committed (the thread's view drops their overlay). */
+  /** Batches whose group has committed (the thread's view drops their overlay). */
   committed: 2,
-  /** A tick the thread waits to see committed before reading retained bytes back. */
+  /** A batch the thread waits to see committed before reading retained bytes back. */
   drain: 3,
   /** Set by the writer: the thread ends at its next wait. */
   stop: 4,
@@ -25,7 +25,7 @@ export const SLOT = {
   failed: 5,
   /** Set by the thread once its modules have loaded. */
   ready: 6,
-  /** Times the writer found no tick ready and waited (pipeline-share.ts). */
+  /** Times the writer found no batch ready and waited (pipeline-share.ts). */
   starved: 7,
 } as const;
 export const SLOT_COUNT = 8;
@@ -38,11 +38,11 @@ export interface ThreadInit {
   config: Config;
   limits: BatchLimits;
   maxIdleMillis: number;
-  /** Ticks and approximate bytes posted but not yet received, at most. */
-  queue: { ticks: number; bytes: number };
+  /** Batches and approximate bytes posted but not yet received, at most. */
+  queue: { batches: number; bytes: number };
   /** A fixed share of each batch's work for the writer (pipeline-share.ts); null follows the waits. */
   share: number | null;
-  /** Tests: the thread fails once it has posted this many ticks (a crash after handing work over). */
+  /** Tests: the thread fails once it has posted this many batches (a crash after handing work over). */
   failAfter: number | null;
   shared: SharedArrayBuffer;
   port: MessagePort;
@@ -60,5 +60,13 @@ export interface ThreadBatch {
   ms: number;
 }
 
-export type ThreadMessage =
-  { type: "tick"; seq: number; batches: ThreadBatch[]; finished: boolean } | { type: "error"; kind: string };
+export interface BatchMessage {
+  type: "batch";
+  seq: number;
+  /** Null only in a tick that polled no source, when it ends the backfill. */
+  batch: ThreadBatch | null;
+  /** The tick's last batch, and the backfill's sources have all finished. */
+  finished: boolean;
+}
+
+export type ThreadMessage = BatchMessage | { type: "error"; kind: string };

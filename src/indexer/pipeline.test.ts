@@ -91,7 +91,7 @@ function dump(db: Db) {
 const GROUP = { records: 300, millis: 60_000 };
 
 const noFigures = (): PipelineFigures => ({
-  ticks: 0,
+  batches: 0,
   maxQueued: 0,
   writerProjected: 0,
   writerCompressed: 0,
@@ -166,7 +166,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       const a = run(inThread.db, home.env, config, false);
       const figures = noFigures();
       const b = run(threaded.db, home.env, config, true, {}, figures, share === undefined ? {} : { share });
-      expect(figures.ticks).toBeGreaterThan(5);
+      expect(figures.batches).toBeGreaterThan(5);
       if (share !== undefined) expect(figures.writerProjected).toBeGreaterThan(500);
       // The share that follows the waits may or may not pass 1 on a corpus this small.
       if (share !== undefined) expect(figures.writerCompressed > 0).toBe(share > 1);
@@ -197,7 +197,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       const a = run(inThread.db, env, config, false, small);
       const figures = noFigures();
       run(threaded.db, env, config, true, small, figures);
-      expect(figures.ticks).toBeGreaterThan(0);
+      expect(figures.batches).toBeGreaterThan(0);
       expect(a.records).toBeGreaterThan(20);
       expect(dump(threaded.db)).toEqual(dump(inThread.db));
     },
@@ -225,14 +225,14 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
         figures,
       ),
     ).toThrow("injected writer failure");
-    expect(figures.ticks).toBeGreaterThan(0);
+    expect(figures.batches).toBeGreaterThan(0);
     const partial = (threaded.db.prepare("SELECT count(*) AS n FROM recall_records").get() as { n: number })
       .n;
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(2000);
     const again = noFigures();
     run(threaded.db, home.env, config, true, {}, again);
-    expect(again.ticks).toBeGreaterThan(0);
+    expect(again.batches).toBeGreaterThan(0);
     expect(dump(threaded.db)).toEqual(dump(inThread.db));
   });
 
@@ -263,7 +263,7 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       for (const s of sources) s.close?.();
     }
     expect(handedOver).toBe(true);
-    expect(figures.ticks).toBe(0);
+    expect(figures.batches).toBe(0);
     expect(dump(store.db)).toEqual(dump(inThread.db));
   });
 
@@ -322,8 +322,8 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
     const config = ConfigSchema.parse({});
     const store = await openStore();
     const figures = noFigures();
-    // A bound of a few ticks, which this corpus's ticks would pass (the default's is in bytes).
-    const queue = { ticks: 3, bytes: PIPELINE_QUEUE.bytes };
+    // A bound of a few batches, which this corpus's batches would pass (the default's is in bytes).
+    const queue = { batches: 3, bytes: PIPELINE_QUEUE.bytes };
     const result = run(
       store.db,
       home.env,
@@ -340,10 +340,10 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       { queue },
     );
     expect(result.records).toBeGreaterThan(2000);
-    expect(figures.ticks).toBeGreaterThan(10);
+    expect(figures.batches).toBeGreaterThan(10);
     // The thread ran ahead of the writer, and never further than the bound.
     expect(figures.maxQueued).toBeGreaterThanOrEqual(2);
-    expect(figures.maxQueued).toBeLessThanOrEqual(queue.ticks);
+    expect(figures.maxQueued).toBeLessThanOrEqual(queue.batches);
   });
 
   it("a worker's catch-up hands over; its background loop then follows a new session", async () => {
@@ -405,10 +405,10 @@ describe("the backfill pipeline (sources read and batches prepared on a thread)"
       home.env,
       config,
       true,
-      { shouldStop: () => figures.ticks > 3, onTick: () => ticks++ },
+      { shouldStop: () => figures.batches > 3, onTick: () => ticks++ },
       figures,
     );
-    expect(figures.ticks).toBe(4);
+    expect(figures.batches).toBe(4);
     run(threaded.db, home.env, config, true);
     expect(dump(threaded.db)).toEqual(dump(inThread.db));
     expect(ticks).toBeGreaterThan(0);

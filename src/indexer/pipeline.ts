@@ -30,20 +30,21 @@ export interface PipelineSpec {
   /** A fixed share of work the writer takes (tests, pipeline-share.ts); by default it follows the waits. */
   share?: number;
   /** Another bound for the queue than PIPELINE_QUEUE (tests). */
-  queue?: { ticks: number; bytes: number };
-  /** Tests: the thread fails after posting this many ticks. */
+  queue?: { batches: number; bytes: number };
+  /** Tests: the thread fails after posting this many batches. */
   failAfter?: number;
 }
 
 /**
- * The queue between the thread and the writer: ticks prepared but not yet taken, at most. The
- * bytes bound memory; the ticks only keep a queue of tiny ticks finite. A tick's cost varies on
- * each side, and with at most 4 ticks queued the two sides waited in turn: 200k Zipf messages,
- * the thread 2.0–2.7 s for room and the writer 1.7–2.3 s for ticks, of a 15–20 s backfill; with
- * 64, 0.3–0.6 and 0.6–0.9 s. Demo ticks are larger: 16 MB of them queued put a 1M first
- * backfill's peak RSS at 314–321 MiB (267–299 with 4 ticks), 8 MB at 281.
+ * The queue between the thread and the writer: batches prepared but not yet taken, at most. The
+ * bytes bound memory; the count only keeps a queue of tiny batches finite. A batch's cost varies
+ * on each side, and with at most 4 ticks queued (a tick's batches were then one message) the two
+ * sides waited in turn: 200k Zipf messages, the thread 2.0–2.7 s for room and the writer 1.7–2.3
+ * s for ticks, of a 15–20 s backfill; with 64, 0.3–0.6 and 0.6–0.9 s. Demo batches are larger: 16
+ * MB of them queued put a 1M first backfill's peak RSS at 314–321 MiB (267–299 with 4 ticks), 8
+ * MB at 281.
  */
-export const PIPELINE_QUEUE = { ticks: 64, bytes: 8 * 1024 * 1024 } as const;
+export const PIPELINE_QUEUE = { batches: 64, bytes: 8 * 1024 * 1024 } as const;
 
 /** How long the thread may take to load before the backfill goes on in this thread instead. */
 const START_TIMEOUT_MS = 30_000;
@@ -74,18 +75,18 @@ export function pipelineHandOver(spec: PipelineSpec, figures?: PipelineFigures):
           options,
           entry,
           inThread,
-          figures ?? { ticks: 0, maxQueued: 0, writerProjected: 0, writerCompressed: 0 },
+          figures ?? { batches: 0, maxQueued: 0, writerProjected: 0, writerCompressed: 0 },
         )
       : null;
   };
 }
 
 /**
- * What went through the pipeline: ticks written, the most ticks ever queued at once, and the
+ * What went through the pipeline: batches written, the most ever queued at once, and the
  * records this thread projected and raw chunks it compressed (pipeline-share.ts).
  */
 export interface PipelineFigures {
-  ticks: number;
+  batches: number;
   maxQueued: number;
   writerProjected: number;
   writerCompressed: number;
@@ -147,26 +148,26 @@ function startPipeline(
   const take = (message: ThreadMessage): { ticks: SourceTick[]; finished: boolean } | null => {
     if (message.type === "error") return fail(message.kind);
     written = message.seq;
-    figures.ticks += 1;
+    figures.batches += 1;
     figures.maxQueued = Math.max(figures.maxQueued, Atomics.load(slots, SLOT.produced) - message.seq + 1);
-    // Taken: the thread may prepare the next tick while this one writes.
+    // Taken: the thread may prepare the next batch while this one writes.
     Atomics.store(slots, SLOT.received, message.seq);
     Atomics.notify(slots, SLOT.received);
-    const ticks = message.batches.map(({ source, batch, unprojected, uncompressed, ms }): SourceTick => {
-      const started = performance.now();
-      for (const chunk of batch.rawChunks) chunk.data = asBuffer(chunk.data);
-      for (const record of prepareRecords(unprojected, redaction)) batch.records.push(record);
-      // The batch's chunks in their order: those compressed here come after the thread's.
-      const compressed = prepareChunks(
-        uncompressed.map((chunk) => ({ ...chunk, bytes: asBuffer(chunk.bytes) })),
-      );
-      for (const chunk of compressed) batch.rawChunks.push(chunk);
-      figures.writerProjected += unprojected.length;
-      figures.writerCompressed += uncompressed.length;
-      const ingested = writeBatch(db, batch, writeOptions(source, options));
-      return sourceTick(source, batch, ingested, ms + performance.now() - started);
-    });
-    return { ticks, finished: message.finished };
+    if (message.batch === null) return { ticks: [], finished: message.finished };
+    const { source, batch, unprojected, uncompressed, ms } = message.batch;
+    const started = performance.now();
+    for (const chunk of batch.rawChunks) chunk.data = asBuffer(chunk.data);
+    for (const record of prepareRecords(unprojected, redaction)) batch.records.push(record);
+    // The batch's chunks in their order: those compressed here come after the thread's.
+    const compressed = prepareChunks(
+      uncompressed.map((chunk) => ({ ...chunk, bytes: asBuffer(chunk.bytes) })),
+    );
+    for (const chunk of compressed) batch.rawChunks.push(chunk);
+    figures.writerProjected += unprojected.length;
+    figures.writerCompressed += uncompressed.length;
+    const ingested = writeBatch(db, batch, writeOptions(source, options));
+    const tick = sourceTick(source, batch, ingested, ms + performance.now() - started);
+    return { ticks: [tick], finished: message.finished };
   };
 
   const stop = (): void => {
