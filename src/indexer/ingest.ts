@@ -212,11 +212,11 @@ function prepareWriter(db: Db): "fts5" | "plain" {
     // history-store.ts sets it on opening (a migration's temporary files would forbid setting it
     // here, inside a transaction); a host's connection gets it here.
     if (db.pragma("temp_store", { simple: true }) !== 2) db.pragma("temp_store = MEMORY");
-    // 16 MiB holds a backfill group (5,000 records, about 8 MB of new rows) in memory. 32 MiB put a
-    // 1M first load's peak RSS at 275–290 MiB, over the 300 MB (286.1 MiB) target in most runs;
-    // 16 MiB gave 256 and 266 MiB, its wall time within the noise (81.7 and 88.3 s against 82.3
-    // and 115.0 s, alternating, on schema 6, which writes 12 % fewer bytes than before).
-    db.pragma("cache_size = -16384");
+    // The cache bounds a first load's peak RSS against the 300 MB (286.1 MiB) target. 32 MiB put
+    // a 1M load at 275–290 MiB when 16 MiB gave 256 and 266 (schema 6). Since, the load's two
+    // threads hold more: at 16 MiB the 1M demo corpus read 288–297 MiB, at 8 MiB 283–285, the
+    // wall time within the noise (52.6 and 53.8 s against 51.1 and 54.6, alternating).
+    db.pragma("cache_size = -8192");
     engines.set(db, engine);
   }
   return engine;
