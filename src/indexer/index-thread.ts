@@ -1,8 +1,8 @@
 /**
  * The pipeline's thread (pipeline.ts): builds its own sources and a read-only connection, runs
  * the backfill's ticks — nextBatch, then prepareBatch (projection, redaction, compression) — and
- * posts each source's prepared batch to the writer, a bounded queue ahead of it. The last records of a
- * batch may travel unprojected and its last raw chunks uncompressed, for the writer to finish
+ * posts each source's prepared batch to the writer, a bounded queue ahead of it. The last records
+ * of a batch may travel unprojected and its last raw chunks uncompressed, for the writer to finish
  * (pipeline-share.ts).
  */
 import { performance } from "node:perf_hooks";

@@ -7,8 +7,8 @@ import type { PreparedBatch } from "./prepare.js";
 
 /**
  * Slots of the Int32Array the writer and the pipeline's thread share. Sequence numbers count
- * the batches posted from 1 (one source's batch each, index-thread.ts). The writer blocks on them synchronously (Atomics.wait), so a backfill group
- * stays one synchronous transaction as in-thread.
+ * the batches posted from 1 (one source's batch each, index-thread.ts). The writer blocks on them
+ * synchronously (Atomics.wait), so a backfill group stays one synchronous transaction as in-thread.
  */
 export const SLOT = {
   /** Batches the thread has posted. */

@@ -213,6 +213,36 @@ describe("a file source's folder watch", () => {
     w.close();
   });
 
+  it("lists a new folder before the rest of a changed folder it is listing", () => {
+    const t = tempDir("recall-watch-");
+    cleanup = t.cleanup;
+    const root = path.join(t.dir, "projects");
+    const big = path.join(root, "-big");
+    mkdirSync(big, { recursive: true });
+    const known = [0, 1, 2, 3].map((k) => path.join(big, `${k}.jsonl`));
+    for (const file of known) writeFileSync(file, "x");
+    const w = new FolderWatch("test", hooks());
+    w.addFoldersOf(
+      known.map((p) => ({ path: p, mtime: BASE_TIME })),
+      [root],
+      () => false,
+    );
+    expect(w.list(1)).toBe(1);
+    const fresh = path.join(root, "-new");
+    mkdirSync(fresh);
+    writeFileSync(path.join(fresh, "s.jsonl"), "x");
+    w.addNew({ path: fresh, root, depth: 1 });
+    expect(w.list(1)).toBe(1);
+    const taken = w.take(32);
+    expect(taken !== "sweep" && taken.map((e) => e.path)).toContain(path.join(fresh, "s.jsonl"));
+    // Then the rest of the changed folder.
+    while (w.waiting) {
+      w.list(32);
+      w.take(32);
+    }
+    w.close();
+  });
+
   it("takes a burst too large to hold as one sweep", async () => {
     const t = tempDir("recall-watch-");
     cleanup = t.cleanup;

@@ -50,10 +50,11 @@ export class FolderWatch {
   private full: string | null = null;
   private readonly said = new Set<string>();
   private closed = false;
-  /** Folders whose entries wait to be listed (list()), the first next. */
+  /** Folders whose entries wait to be listed (list()), the first next; new folders before them. */
   private toList: ToList[] = [];
-  /** The folder being listed, its handle kept between batches. */
-  private listing: (ToList & { dir: Dir }) | null = null;
+  private newFolders: ToList[] = [];
+  /** Folders being listed, their handles kept between batches: the last one is read first. */
+  private listing: (ToList & { dir: Dir })[] = [];
 
   constructor(
     private readonly source: string,
@@ -62,7 +63,13 @@ export class FolderWatch {
 
   /** Whether changes, or folders to list, wait for a batch. */
   get waiting(): boolean {
-    return this.overflowed || this.changed.size > 0 || this.listing !== null || this.toList.length > 0;
+    return (
+      this.overflowed ||
+      this.changed.size > 0 ||
+      this.listing.length > 0 ||
+      this.toList.length > 0 ||
+      this.newFolders.length > 0
+    );
   }
 
   get size(): number {
@@ -142,56 +149,53 @@ export class FolderWatch {
   list(max: number): number {
     let read = 0;
     while (read < max && !this.overflowed) {
-      if (!this.listing) {
-        const next = this.toList.shift();
-        if (!next) break;
+      // A new folder goes before the rest of a large changed one: it is where a new session is.
+      const next = this.newFolders.shift() ?? (this.listing.length === 0 ? this.toList.shift() : undefined);
+      if (next) {
         try {
-          this.listing = { ...next, dir: opendirSync(next.folder.path) };
+          this.listing.push({ ...next, dir: opendirSync(next.folder.path) });
         } catch {
-          continue; // gone or unreadable since: the sweep says so if it lasts
+          // gone or unreadable since: the sweep says so if it lasts
         }
+        continue;
       }
-      const { folder, take, dir } = this.listing;
+      const current = this.listing.at(-1);
+      if (!current) break;
       let entry;
       try {
-        entry = dir.readSync();
+        entry = current.dir.readSync();
       } catch {
         entry = null; // deleted while listed: nothing more to take
       }
       if (entry === null) {
-        this.closeListing();
+        closeDir(this.listing.pop()!.dir);
         continue;
       }
       read += 1;
-      const entryPath = path.join(folder.path, entry.name);
-      if (take(entryPath)) this.note({ ...folder, path: entryPath });
+      const entryPath = path.join(current.folder.path, entry.name);
+      if (current.take(entryPath)) this.note({ ...current.folder, path: entryPath });
     }
     // A burst the sweep takes over: what was still to be listed goes with it.
-    if (this.overflowed) {
-      this.closeListing();
-      this.toList = [];
-    }
+    if (this.overflowed) this.stopListing();
     return read;
   }
 
-  private closeListing(): void {
-    try {
-      this.listing?.dir.closeSync();
-    } catch {
-      // already closed
-    }
-    this.listing = null;
+  private stopListing(): void {
+    for (const { dir } of this.listing) closeDir(dir);
+    this.listing = [];
+    this.toList = [];
+    this.newFolders = [];
   }
 
   /**
    * Watches a folder created since the walk passed, and lists what it already holds (before the
-   * folders waiting already: a new folder is where a new session is): files written before its
-   * watch began (or in a folder that cannot be watched now) would otherwise wait for the sweep.
+   * changed folders waiting): files written before its watch began (or in a folder that cannot be
+   * watched now) would otherwise wait for the sweep.
    */
   addNew(folder: WalkedFolder): void {
     if (this.closed || this.folders.has(folder.path)) return;
     this.add(folder);
-    this.toList.unshift({ folder, take: () => true });
+    this.newFolders.push({ folder, take: () => true });
   }
 
   /**
@@ -224,8 +228,7 @@ export class FolderWatch {
 
   close(): void {
     this.closed = true;
-    this.closeListing();
-    this.toList = [];
+    this.stopListing();
     for (const { watcher } of this.folders.values()) watcher.close();
     this.folders.clear();
     this.changed.clear();
@@ -277,6 +280,14 @@ export class FolderWatch {
     this.hooks.log(
       `${this.source}: watching no more folders (${why}); new files elsewhere wait for the discovery sweep`,
     );
+  }
+}
+
+function closeDir(dir: Dir): void {
+  try {
+    dir.closeSync();
+  } catch {
+    // already closed
   }
 }
 
