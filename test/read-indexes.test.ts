@@ -9,6 +9,7 @@ import path from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { backfill } from "../src/indexer/backfill.js";
+import { WRITER_CACHE_KIB } from "../src/indexer/ingest.js";
 import { PROJECTION_VERSION } from "../src/projection/index.js";
 import { resetDerived } from "../src/indexer/rebuild.js";
 import { openHistoryStore, readyWriter } from "../src/store/history-store.js";
@@ -98,9 +99,9 @@ describe("read indexes deferred by a foreground first backfill", () => {
     expect(h.search("heron")).toHaveLength(30);
     expect(h.search("heron", { sessions: ["5f0c1a2b-3c4d-4e5f-8a6b-000000000003"] })).toHaveLength(5);
     expect(h.store.db.pragma("integrity_check", { simple: true })).toBe("ok");
-    // The build's own settings (a file-backed sort, a small cache) do not outlive it.
+    // The build's own settings (a file-backed sort, its cache) do not outlive it.
     expect(h.store.db.pragma("temp_store", { simple: true })).toBe(2);
-    expect(h.store.db.pragma("cache_size", { simple: true })).toBe(-16384);
+    expect(h.store.db.pragma("cache_size", { simple: true })).toBe(-WRITER_CACHE_KIB);
   });
 
   it("are kept when the index already holds documents, and FTS5 merges as usual", async () => {

@@ -203,6 +203,8 @@ const UPDATE_STATS = `
     updated_at = excluded.updated_at`;
 
 const engines = new WeakMap<Db, "fts5" | "plain">();
+/** The writer connection's page cache (prepareWriter). */
+export const WRITER_CACHE_KIB = 8192;
 
 /** The index's engine, and the writer connection's settings (statement journals in memory). */
 function prepareWriter(db: Db): "fts5" | "plain" {
@@ -216,7 +218,7 @@ function prepareWriter(db: Db): "fts5" | "plain" {
     // a 1M load at 275–290 MiB when 16 MiB gave 256 and 266 (schema 6). Since, the load's two
     // threads hold more: at 16 MiB the 1M demo corpus read 288–297 MiB, at 8 MiB 283–285, the
     // wall time within the noise (52.6 and 53.8 s against 51.1 and 54.6, alternating).
-    db.pragma("cache_size = -8192");
+    db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     engines.set(db, engine);
   }
   return engine;
