@@ -216,8 +216,8 @@ function prepareWriter(db: Db): "fts5" | "plain" {
     if (db.pragma("temp_store", { simple: true }) !== 2) db.pragma("temp_store = MEMORY");
     // The cache bounds a first load's peak RSS against the 300 MB (286.1 MiB) target. 32 MiB put
     // a 1M load at 275–290 MiB when 16 MiB gave 256 and 266 (schema 6). Since, the load's two
-    // threads hold more: at 16 MiB the 1M demo corpus read 288–297 MiB, at 8 MiB 283–285, the
-    // wall time within the noise (52.6 and 53.8 s against 51.1 and 54.6, alternating).
+    // threads hold more: at 16 MiB the 1M demo corpus read 288–297 MiB (once 319), at 8 MiB
+    // 283–285, the wall time within the noise (52.6 and 53.8 s against 51.1 and 54.6, alternating).
     db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     engines.set(db, engine);
   }
