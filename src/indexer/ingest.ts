@@ -682,10 +682,12 @@ function writeRecord(
     if (doc) statement(db, DELETE_DOCUMENT).run(doc.id);
     return false;
   }
-  const { text, stored, columns } = documentColumns(record, projectionVersion, fts);
+  const { text, stored, columns, compaction, searchTruncated } = documentColumns(
+    record,
+    projectionVersion,
+    fts,
+  );
   const { title, body } = text;
-  const compaction = projected.isCompactionSummary ? 1 : 0;
-  const searchTruncated = projected.search.truncated ? 1 : 0;
   if (doc) {
     const meta = [record.job, record.run, record.message, compaction, searchTruncated, projectionVersion];
     statement(db, UPDATE_DOCUMENT).run(conv.project, ...meta, doc.id, conv.project, ...meta);
@@ -710,13 +712,15 @@ function documentColumns(
   record: PreparedRecord,
   projectionVersion: number,
   fts: boolean,
-): { text: FtsRow; stored: string; columns: unknown[] } {
+): { text: FtsRow; stored: string; columns: unknown[]; compaction: 0 | 1; searchTruncated: 0 | 1 } {
   const { conversation: conv, projected } = record;
   // The title is searched as the body is: CJK characters separate tokens (projection/cjk.ts).
   const title = separateCjk(conv.title ?? "");
   const body = projected.search.text;
   // One stored copy of the text: the record's, when it gives the searched text (store/document-text.ts).
   const stored = fts ? storedBody(body, projected.read.text, projected.searchFromRead) : body;
+  const compaction = projected.isCompactionSummary ? 1 : 0;
+  const searchTruncated = projected.search.truncated ? 1 : 0;
   const columns = [
     conv.project,
     record.job,
@@ -726,12 +730,12 @@ function documentColumns(
     record.chatId ?? null,
     title,
     stored,
-    projected.isCompactionSummary ? 1 : 0,
-    projected.search.truncated ? 1 : 0,
+    compaction,
+    searchTruncated,
     projectionVersion,
     fts ? 1 : 0,
   ];
-  return { text: { title, body }, stored, columns };
+  return { text: { title, body }, stored, columns, compaction, searchTruncated };
 }
 
 /**
