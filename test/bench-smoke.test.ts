@@ -68,6 +68,9 @@ describe("npm run bench at the smallest scale", () => {
     for (const name of ["demo", "zipf"]) {
       const history = scale.history[name];
       expect(history.corpus.name).toBe(name);
+      // The backfill's CPU time, and (Linux) what it had to read from disk: what its wall time depends on.
+      expect(history.indexing.cpu.value).toBeGreaterThan(0);
+      if (process.platform === "linux") expect(history.indexing.diskRead.unit).toBe("MiB");
       expect(history.search.classes.filtered.latency.p95.unit).toBe("ms");
       expect(history.search.classes.rare.needleFound.value).toBeGreaterThan(0.9);
       expect(history.search.conversationPage.p95.unit).toBe("ms");

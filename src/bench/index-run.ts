@@ -1,4 +1,5 @@
 /** The indexing runs worker-index.ts starts, each in a process of its own. */
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../core/clock.js";
@@ -37,9 +38,26 @@ export interface IndexRun {
   termStats?: number;
   /** History: the backfill's CPU time (user and system), steadier than wall time on a busy machine. */
   cpuMs?: number;
+  /** History: bytes the backfill had the disk fetch (not found in the OS page cache); Linux only. */
+  diskReadBytes?: number;
   /** History with redaction on: time spent redacting, and how many projected texts it redacted. */
   redactMs?: number;
   redactedTexts?: number;
+}
+
+/**
+ * Bytes this process (all its threads) has had the storage layer read: what it read past the OS
+ * page cache. A first backfill of transcripts written a minute earlier can read much of them from
+ * disk again where the kernel pages idle files out (this VM's DAMON does, after 60 s), which
+ * costs wall and CPU time the same backfill on cached files does not pay. Null off Linux.
+ */
+function storageReadBytes(): number | null {
+  try {
+    const line = /^read_bytes:\s*(\d+)$/m.exec(readFileSync("/proc/self/io", "utf8"));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The built-in redaction, timed: every projected text goes through redact() once. */
@@ -80,6 +98,7 @@ export async function history(
   const spec = threaded ? indexThread(env, config) : undefined;
   const timed = redact && !spec ? timedRedaction() : null;
   const cpu0 = process.cpuUsage();
+  const disk0 = storageReadBytes();
   const t0 = performance.now();
   const result = backfill(store.db, sources, {
     projectionVersion: PROJECTION_VERSION,
@@ -90,6 +109,7 @@ export async function history(
   });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const disk1 = storageReadBytes();
   for (const s of sources) s.close?.();
   // What the broker does in its first idle cycles after a backfill, timed apart.
   const t1 = performance.now();
@@ -112,6 +132,7 @@ export async function history(
     termStatsMs,
     termStats,
     cpuMs: (cpu.user + cpu.system) / 1000,
+    ...(disk0 !== null && disk1 !== null ? { diskReadBytes: disk1 - disk0 } : {}),
     ...(timed ? { redactMs: timed.figures.ms, redactedTexts: timed.figures.texts } : {}),
   };
 }

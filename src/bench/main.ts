@@ -225,6 +225,10 @@ function indexingFigures(
     messagesPerSecond: fig(Math.round(messages / seconds), "messages/s"),
     sourceMegabytesPerSecond: fig(round(sourceBytes / MiB / seconds, 2), "MiB/s"),
     peakRss: fig(round(run.maxRssBytes / MiB, 1), "MiB"),
+    ...(run.cpuMs !== undefined ? { cpu: fig(round(run.cpuMs / 1000, 1), "s") } : {}),
+    ...(run.diskReadBytes !== undefined
+      ? { diskRead: fig(round(run.diskReadBytes / MiB, 1), "MiB", "read past the OS page cache") }
+      : {}),
     indexSize: fig(round(indexBytes / MiB, 1), "MiB"),
     indexToSource: fig(round(indexBytes / Math.max(1, sourceBytes), 3), "× source size"),
     longestBatch: fig(round(run.longestBatchMs, 1), "ms"),

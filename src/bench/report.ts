@@ -25,6 +25,9 @@ export interface IndexingFigures {
   messagesPerSecond: Figure;
   sourceMegabytesPerSecond: Figure;
   peakRss: Figure;
+  /** History: the backfill's CPU time, and what it read from disk (past the OS page cache). */
+  cpu?: Figure;
+  diskRead?: Figure;
   indexSize: Figure;
   indexToSource: Figure;
   longestBatch: Figure;
@@ -483,6 +486,12 @@ export function renderReport(result: BenchResult): string {
       );
     both("indexing: wall time", (x) => fmt(x.indexing.wall));
     both("indexing: peak RSS", (x) => fmt(x.indexing.peakRss));
+    if (hs.some((h) => h?.indexing.cpu))
+      row("indexing: CPU time; read from disk (not in the page cache)", (h) =>
+        h.indexing.cpu
+          ? `${fmt(h.indexing.cpu)}; ${h.indexing.diskRead ? fmt(h.indexing.diskRead) : "–"}`
+          : "–",
+      );
     both(
       "index size (÷ source)",
       (x) => `${fmt(x.indexing.indexSize)} (${fmt(x.indexing.indexToSource, 2)})`,
