@@ -105,4 +105,6 @@ export default defineConfig([
   threadBundle("index-thread", "dist/indexer/index-thread.js"),
   /** The broker's thread: the index's writer and worker (app/broker-process.ts finds it there too). */
   threadBundle("broker-thread", "dist/app/broker-thread.js"),
+  /** `recall index`'s second thread for term statistics (app/term-stats-helper.ts). */
+  threadBundle("term-stats-thread", "dist/app/term-stats-thread.js"),
 ]);

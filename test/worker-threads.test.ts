@@ -2,7 +2,8 @@
  * recall's worker threads load from the bundled CLI and from the compiled modules alike
  * (helpers/thread-marks.ts notes the threads a process starts):
  * - `recall index` reads and prepares its batches on the pipeline's thread (src/indexer/pipeline.ts)
- *   once the first group leaves work;
+ *   once the first group leaves work, and computes term statistics on a second thread as well
+ *   (src/app/term-stats-helper.ts);
  * - the elected broker writes the index on a thread of its own (src/app/broker-thread.ts), so the
  *   thread answering MCP requests only reads; the local channel's requests (`recall index` asks
  *   the running broker) are answered through it, and the server ends cleanly when its client leaves.
@@ -54,20 +55,26 @@ describe("recall's worker threads", () => {
     return { summary, threads: threadsMarked(marks) };
   };
 
-  it("recall index, bundled (dist/cli/main.js) and compiled (dist/cli/run.js), starts the pipeline's thread unless told not to", async () => {
+  it("recall index, bundled (dist/cli/main.js) and compiled (dist/cli/run.js), starts the pipeline's and the term statistics' threads unless told not to", async () => {
     home = await createDemoHome({ messages: 12_000 });
     const t = tempDir("recall-index-thread-");
     cleanup = t.cleanup;
     const marker = threadMarker(t.dir);
     const bundled = index(CLI, path.join(t.dir, "bundled"), path.join(t.dir, "bundled.marks"), marker);
-    expect(bundled.threads).toEqual([path.join(DIST, "bundle", "index-thread.js")]);
+    expect(bundled.threads).toEqual([
+      path.join(DIST, "bundle", "index-thread.js"),
+      path.join(DIST, "bundle", "term-stats-thread.js"),
+    ]);
     const compiled = index(
       path.join(DIST, "cli", "run.js"),
       path.join(t.dir, "compiled"),
       path.join(t.dir, "compiled.marks"),
       marker,
     );
-    expect(compiled.threads).toEqual([path.join(DIST, "indexer", "index-thread.js")]);
+    expect(compiled.threads).toEqual([
+      path.join(DIST, "indexer", "index-thread.js"),
+      path.join(DIST, "app", "term-stats-thread.js"),
+    ]);
     expect(bundled.summary.records).toBeGreaterThan(10_000);
     expect(compiled.summary.records).toBe(bundled.summary.records);
     const single = index(CLI, path.join(t.dir, "single"), path.join(t.dir, "single.marks"), marker, {

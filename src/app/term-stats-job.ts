@@ -18,6 +18,7 @@ import {
   writeTermStatsPlan,
 } from "../store/term-stats.js";
 import { topRowid } from "../store/top-rowid.js";
+import type { TermStatsHelper } from "./term-stats-helper.js";
 
 /**
  * The broker's idle job that keeps common terms' statistics in the index (schema v3), so a fresh
@@ -32,6 +33,8 @@ import { topRowid } from "../store/top-rowid.js";
 export interface TermStatsJob {
   /** Does one bounded piece of work (a vocabulary stretch, one term); false when there is nothing to do. */
   step(): boolean;
+  /** With a helper: when every term left is on its thread, a wait for its next answer (else null). */
+  waiting(): Promise<void> | null;
 }
 
 /**
@@ -49,7 +52,11 @@ export function nextStretch(terms: number, ms: number): number {
   return Math.round(Math.min(STRETCH.max, Math.max(STRETCH.min, terms * factor)));
 }
 
-export function createTermStatsJob(db: Db): TermStatsJob {
+/**
+ * `helper`: a thread computing terms beside this one's (`recall index`, term-stats-helper.ts);
+ * the broker's idle job has none, its steps bounded by one term each.
+ */
+export function createTermStatsJob(db: Db, helper?: TermStatsHelper): TermStatsJob {
   let queue: string[] = [];
   let plannedRows = -1;
   let plannedTop = -1;
@@ -58,8 +65,38 @@ export function createTermStatsJob(db: Db): TermStatsJob {
   // A plan under way: the vocabulary read so far (one stretch a step) and its frequent words.
   let scan: { after: string; words: TermRows[] } | null = null;
   let stretch: number = STRETCH.first;
-  const planDone = () =>
+  /** The plan's terms were handed to the helper's shared list (term-stats-helper.ts). */
+  let shared = false;
+  const planDone = () => {
+    shared = false;
     writeTermStatsPlan(db, { rows: plannedRows, top: plannedTop, rewrites: plannedRewrites });
+  };
+  /** The plan's terms all computed: none queued here, none left on the helper's list. */
+  const computed = () => queue.length === 0 && (!shared || helper!.finished);
+  /** The helper's answers written; terms it failed on queued here. */
+  const helperAnswers = (): void => {
+    if (!helper) return;
+    for (const stats of helper.take()) writeTermStats(db, stats);
+    queue.unshift(...helper.failed());
+  };
+  /** With the plan's terms shared: its answers written, and true when they were the plan's last. */
+  const helperEndedPlan = (): boolean => {
+    helperAnswers();
+    if (!computed()) return false;
+    planDone();
+    return true;
+  };
+  /** One term computed here (the plan's terms shared with the helper first, when there is one). */
+  const computeNext = (): void => {
+    if (helper?.usable && !shared && queue.length > 1) {
+      queue = helper.share(queue);
+      shared = true;
+    }
+    const term = (shared ? helper!.claim() : null) ?? queue.shift();
+    if (term !== undefined) writeTermStats(db, computeTermStats(db, term));
+    helperAnswers();
+    if (computed()) planDone();
+  };
   return {
     step() {
       // A rebuild rewrote documents and dropped every stored term (store/rewrites.ts): plan again.
@@ -69,7 +106,9 @@ export function createTermStatsJob(db: Db): TermStatsJob {
         plannedRows = -1;
         queue = [];
         scan = null;
+        shared = false; // what the helper still answers is written as it comes: correct, if unplanned
       }
+      if (shared && helperEndedPlan()) return true;
       if (scan) {
         const started = performance.now();
         const read = vocabularyAfter(db, scan.after, stretch);
@@ -95,7 +134,7 @@ export function createTermStatsJob(db: Db): TermStatsJob {
           planDone();
           return false;
         }
-      } else if (queue.length === 0) {
+      } else if (queue.length === 0 && !shared) {
         // Counting the docsize rows is a pass over a b-tree: only when the index changed.
         if (ftsTotals(db).generation !== repairedAt) {
           repairFtsTotals(db);
@@ -119,9 +158,11 @@ export function createTermStatsJob(db: Db): TermStatsJob {
         scan = { after: "", words: [] };
         return true;
       }
-      writeTermStats(db, computeTermStats(db, queue.shift()!));
-      if (queue.length === 0) planDone();
+      computeNext();
       return true;
+    },
+    waiting() {
+      return shared && queue.length === 0 && helper!.claimed && !helper!.finished ? helper!.answered() : null;
     },
   };
 }

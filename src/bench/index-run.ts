@@ -16,8 +16,10 @@ import {
 } from "../projection/index.js";
 import { createSources } from "../sources/readers.js";
 import { openHistoryStore } from "../store/history-store.js";
+import { storedTermRows } from "../store/term-stats.js";
 import { openDatabase } from "../store/open.js";
 import { createTermStatsJob } from "../app/term-stats-job.js";
+import { startTermStatsHelper } from "../app/term-stats-helper.js";
 
 export interface IndexRun {
   kind: "history" | "chats";
@@ -113,9 +115,12 @@ export async function history(
   for (const s of sources) s.close?.();
   // What the broker does in its first idle cycles after a backfill, timed apart.
   const t1 = performance.now();
-  const job = createTermStatsJob(store.db);
-  let termStats = 0;
-  while (job.step()) termStats++;
+  // With the helper thread `recall index` gives it (cli/commands/index-command.ts).
+  const helper = startTermStatsHelper(store.db);
+  const job = createTermStatsJob(store.db, helper ?? undefined);
+  while (job.step()) await (job.waiting() ?? new Promise<void>((resolve) => setImmediate(resolve)));
+  await helper?.close();
+  const termStats = storedTermRows(store.db).size;
   const termStatsMs = performance.now() - t1;
   const documents = (store.db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n;
   store.db.pragma("wal_checkpoint(TRUNCATE)");
