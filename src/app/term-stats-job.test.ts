@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpus.js";
 import type { Db } from "../store/open.js";
 import { clearTermStats, readTermStatsPlan, storedTermRows } from "../store/term-stats.js";
-import { claim, startTermStatsHelper } from "./term-stats-helper.js";
+import { claim, startTermStatsHelper, TermStatsHelper } from "./term-stats-helper.js";
 import { createTermStatsJob, nextStretch } from "./term-stats-job.js";
 
 describe("the vocabulary stretch the term statistics job reads a step", () => {
@@ -75,6 +75,35 @@ describe("`recall index`'s term statistics on two threads", () => {
     expect(lists(db)).toEqual(alone);
     expect(readTermStatsPlan(db)?.lists).toBe(storedTermRows(db).size);
     // Done: a new job on the same index plans nothing.
+    expect(createTermStatsJob(db).step()).toBe(false);
+  });
+
+  it("computes every term itself when the helper's thread fails", async () => {
+    const db = corpus.store.db;
+    const alone = lists(db);
+    clearTermStats(db);
+    // A thread that takes two terms from the list's end and ends without answering either.
+    const thread = `
+      import { workerData } from "node:worker_threads";
+      workerData.port.on("message", ({ claims }) => {
+        const word = new Int32Array(claims);
+        const end = Atomics.load(word, 0) & 0xffff;
+        Atomics.sub(word, 0, 2);
+        if (end < 2) throw new Error("too few terms");
+        process.exit(1);
+      });`;
+    const failing = new TermStatsHelper(
+      new URL(`data:text/javascript,${encodeURIComponent(thread)}`),
+      db.name,
+    );
+    try {
+      const job = createTermStatsJob(db, failing);
+      while (job.step()) await (job.waiting() ?? new Promise<void>((resolve) => setImmediate(resolve)));
+    } finally {
+      await failing.close();
+    }
+    expect(failing.usable).toBe(false);
+    expect(lists(db)).toEqual(alone);
     expect(createTermStatsJob(db).step()).toBe(false);
   });
 });
