@@ -3,7 +3,7 @@ import { createTermCorpus, type TermCorpus } from "../../test/helpers/term-corpu
 import type { Db } from "../store/open.js";
 import { clearTermStats, readTermStatsPlan, storedTermRows } from "../store/term-stats.js";
 import { claim, startTermStatsHelper, TermStatsHelper } from "./term-stats-helper.js";
-import { createTermStatsJob, nextStretch } from "./term-stats-job.js";
+import { createTermStatsJob, nextStretch, runTermStatsJob } from "./term-stats-job.js";
 
 describe("the vocabulary stretch the term statistics job reads a step", () => {
   it("moves towards 10 ms a step, at most doubling and at least quartering, within 16 and 2,000 terms", () => {
@@ -54,13 +54,8 @@ describe("`recall index`'s term statistics on two threads", () => {
         return stats;
       };
     }
-    try {
-      const job = createTermStatsJob(db, helper ?? undefined);
-      while (job.step()) await (job.waiting() ?? new Promise<void>((resolve) => setImmediate(resolve)));
-      return answered;
-    } finally {
-      await helper?.close();
-    }
+    await runTermStatsJob(db, helper);
+    return answered;
   }
 
   it("stores what one thread stores, and records the plan as done", async () => {
@@ -96,12 +91,7 @@ describe("`recall index`'s term statistics on two threads", () => {
       new URL(`data:text/javascript,${encodeURIComponent(thread)}`),
       db.name,
     );
-    try {
-      const job = createTermStatsJob(db, failing);
-      while (job.step()) await (job.waiting() ?? new Promise<void>((resolve) => setImmediate(resolve)));
-    } finally {
-      await failing.close();
-    }
+    await runTermStatsJob(db, failing);
     expect(failing.usable).toBe(false);
     expect(lists(db)).toEqual(alone);
     expect(createTermStatsJob(db).step()).toBe(false);

@@ -18,7 +18,7 @@ import {
   writeTermStatsPlan,
 } from "../store/term-stats.js";
 import { topRowid } from "../store/top-rowid.js";
-import type { TermStatsHelper } from "./term-stats-helper.js";
+import { startTermStatsHelper, type TermStatsHelper } from "./term-stats-helper.js";
 
 /**
  * The broker's idle job that keeps common terms' statistics in the index (schema v3), so a fresh
@@ -165,4 +165,21 @@ export function createTermStatsJob(db: Db, helper?: TermStatsHelper): TermStatsJ
       return shared && queue.length === 0 && helper!.claimed && !helper!.finished ? helper!.answered() : null;
     },
   };
+}
+
+/**
+ * Runs the job to its end, as `recall index` does before it reports (the broker's idle job steps
+ * it instead): on two threads, with `helper` (by default one where there are two cores), closed
+ * at the end.
+ */
+export async function runTermStatsJob(
+  db: Db,
+  helper: TermStatsHelper | null = startTermStatsHelper(db),
+): Promise<void> {
+  try {
+    const job = createTermStatsJob(db, helper ?? undefined);
+    while (job.step()) await (job.waiting() ?? new Promise<void>((resolve) => setImmediate(resolve)));
+  } finally {
+    await helper?.close();
+  }
 }

@@ -18,8 +18,7 @@ import { createSources } from "../sources/readers.js";
 import { openHistoryStore } from "../store/history-store.js";
 import { storedTermRows } from "../store/term-stats.js";
 import { openDatabase } from "../store/open.js";
-import { createTermStatsJob } from "../app/term-stats-job.js";
-import { startTermStatsHelper } from "../app/term-stats-helper.js";
+import { runTermStatsJob } from "../app/term-stats-job.js";
 
 export interface IndexRun {
   kind: "history" | "chats";
@@ -115,11 +114,8 @@ export async function history(
   for (const s of sources) s.close?.();
   // What the broker does in its first idle cycles after a backfill, timed apart.
   const t1 = performance.now();
-  // With the helper thread `recall index` gives it (cli/commands/index-command.ts).
-  const helper = startTermStatsHelper(store.db);
-  const job = createTermStatsJob(store.db, helper ?? undefined);
-  while (job.step()) await (job.waiting() ?? new Promise<void>((resolve) => setImmediate(resolve)));
-  await helper?.close();
+  // As `recall index` runs it, on two threads (cli/commands/index-command.ts).
+  await runTermStatsJob(store.db);
   const termStats = storedTermRows(store.db).size;
   const termStatsMs = performance.now() - t1;
   const documents = (store.db.prepare("SELECT count(*) AS n FROM recall_documents").get() as { n: number }).n;

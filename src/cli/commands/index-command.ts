@@ -8,8 +8,7 @@ import { lookedIn, SOURCES } from "../../app/sources.js";
 import type { CommandModule } from "../program.js";
 import { formatBytes, printJson, counted } from "../output.js";
 import { progressBar, type Progress } from "../progress.js";
-import { createTermStatsJob } from "../../app/term-stats-job.js";
-import { startTermStatsHelper } from "../../app/term-stats-helper.js";
+import { runTermStatsJob } from "../../app/term-stats-job.js";
 import { finishFtsWork } from "../../app/index-upkeep.js";
 import { isoInstant } from "../../core/instant.js";
 
@@ -132,14 +131,7 @@ export async function catchUpThroughBroker(options: {
         // the FTS5 work due (a merge left half done, a rewrite when tombstones slow reads), then
         // the term statistics, so a fresh `recall search` or `recall mcp` does not build them.
         await finishFtsWork(options.db, options.db.name);
-        const helper = startTermStatsHelper(options.db);
-        try {
-          const termStats = createTermStatsJob(options.db, helper ?? undefined);
-          while (termStats.step())
-            await (termStats.waiting() ?? new Promise<void>((resolve) => setImmediate(resolve)));
-        } finally {
-          await helper?.close();
-        }
+        await runTermStatsJob(options.db);
         return result;
       } finally {
         await worker.stop();
