@@ -42,19 +42,28 @@ const MAX_SHARED = 0xffff;
  * the helper took and did not answer (its thread failed) come back through `failed()`.
  */
 export class TermStatsHelper {
-  readonly #worker: Worker;
-  readonly #port: MessagePort;
+  #port: MessagePort | null = null;
+  #worker: Worker | null = null;
   #shared: { terms: string[]; claims: Int32Array; answered: Set<string> } | null = null;
   readonly #results: StoredTermStats[] = [];
   readonly #returned: string[] = [];
   #wake: (() => void) | null = null;
   #gone = false;
 
-  constructor(entry: URL, file: string) {
+  /** The thread starts with the first list (`recall index` on an index with nothing to plan starts none). */
+  constructor(
+    private readonly entry: URL,
+    private readonly file: string,
+  ) {}
+
+  #start(): MessagePort {
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    this.#worker = new Worker(entry, { workerData: { file, port: port2 }, transferList: [port2] });
-    this.#port.on("message", (reply: HelperReply) => {
+    this.#worker = new Worker(this.entry, {
+      workerData: { file: this.file, port: port2 },
+      transferList: [port2],
+    });
+    port1.on("message", (reply: HelperReply) => {
       this.#shared?.answered.add(reply.term);
       if ("stats" in reply) this.#results.push(reply.stats);
       else this.#returned.push(reply.term);
@@ -74,9 +83,10 @@ export class TermStatsHelper {
     };
     this.#worker.on("error", lost);
     this.#worker.on("exit", lost);
+    return port1;
   }
 
-  /** Whether it can take a list (its thread is running). */
+  /** Whether it can take a list (its thread has not ended). */
   get usable(): boolean {
     return !this.#gone;
   }
@@ -91,7 +101,7 @@ export class TermStatsHelper {
     claims[0] = list.length;
     this.#shared = { terms: list, claims, answered: new Set() };
     const message: SharedTerms = { terms: list, claims: claims.buffer };
-    this.#port.postMessage(message);
+    (this.#port ?? this.#start()).postMessage(message);
     return terms.slice(MAX_SHARED);
   }
 
@@ -134,10 +144,10 @@ export class TermStatsHelper {
     return new Promise((resolve) => (this.#wake = resolve));
   }
 
-  close(): Promise<number> {
+  async close(): Promise<void> {
     this.#gone = true;
-    this.#port.close();
-    return this.#worker.terminate();
+    this.#port?.close();
+    await this.#worker?.terminate();
   }
 
   #notify(): void {
