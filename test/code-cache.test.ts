@@ -88,7 +88,13 @@ describe("the bundle's code cache (cli/code-cache.ts)", () => {
     // A copy of the built CLI, so that no other test's process writes its cache meanwhile.
     const t = tempDir("recall-code-cache-cli-");
     cleanup = t.cleanup;
-    for (const file of ["cli/main.js", "cli/code-cache.js", "cli/command-name.js", "core/heap.js"])
+    for (const file of [
+      "cli/main.js",
+      "cli/code-cache.js",
+      "cli/command-name.js",
+      "core/heap.js",
+      "app/malloc-settings.js",
+    ])
       cpSync(path.join(ROOT, "dist", file), path.join(t.dir, "dist", file));
     cpSync(path.join(ROOT, "dist", "bundle"), path.join(t.dir, "dist", "bundle"), {
       recursive: true,

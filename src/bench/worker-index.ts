@@ -5,8 +5,11 @@
  * Prints one JSON object (IndexRun, index-run.ts) on stdout.
  */
 import { limitHeapGrowth } from "../core/heap.js";
+import { runAgainWithMallocSettings, wantsMallocSettings } from "../app/malloc-settings.js";
 
 const [kind, a, b, ...flags] = process.argv.slice(2);
+// As `recall index` runs (cli/main.ts), with glibc's malloc settings.
+if (kind === "history" && wantsMallocSettings(process.env)) await runAgainWithMallocSettings();
 // The history run stands for recall's own process: like the bin (cli/main.ts), it sets the heap
 // limits before loading recall, whose loading would grow the young generation for good. The chat
 // run stands for a host app, which keeps its own settings.

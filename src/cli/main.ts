@@ -2,6 +2,7 @@
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { limitHeapGrowth } from "../core/heap.js";
+import { runAgainWithMallocSettings, wantsMallocSettings } from "../app/malloc-settings.js";
 import { requireWithCodeCache } from "./code-cache.js";
 import { commandName } from "./command-name.js";
 
@@ -20,7 +21,10 @@ function bundleIsCurrent(): boolean {
   return bundled !== undefined && (compiled === undefined || bundled.mtimeMs >= compiled.mtimeMs);
 }
 
-const youngGeneration = commandName(process.argv) === "mcp" ? "grows" : "small";
+const command = commandName(process.argv);
+// A foreground backfill runs with glibc's malloc settings, read only at a process's start.
+if (command === "index" && wantsMallocSettings(process.env)) await runAgainWithMallocSettings();
+const youngGeneration = command === "mcp" ? "grows" : "small";
 limitHeapGrowth(youngGeneration);
 // A code cache per heap setting: V8 checks the flags a cache was made under.
 const codeCache = fileURLToPath(new URL(`../bundle/code-cache/${youngGeneration}/`, import.meta.url));
