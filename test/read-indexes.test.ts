@@ -35,9 +35,17 @@ function presentIndexes(h: Harness): string[] {
  * FTS5's merge setting, and how many segments hold its postings: FTS5 numbers a segment's pages
  * from segid << 37 (fts5Int.h, fts5_dri), below that only its averages and structure records.
  */
-function ftsState(db: Database.Database): { automerge: unknown; segments: number; deferredNote: boolean } {
+function ftsState(db: Database.Database): {
+  automerge: unknown;
+  hashsize: unknown;
+  segments: number;
+  deferredNote: boolean;
+} {
+  const config = (k: string) =>
+    db.prepare("SELECT v FROM recall_fts_config WHERE k = ?").pluck().get(k) ?? null;
   return {
-    automerge: db.prepare("SELECT v FROM recall_fts_config WHERE k = 'automerge'").pluck().get() ?? null,
+    automerge: config("automerge"),
+    hashsize: config("hashsize"),
     segments: db
       .prepare("SELECT count(DISTINCT id >> 37) FROM recall_fts_data WHERE id >= 1 << 37")
       .pluck()
@@ -130,10 +138,18 @@ describe("read indexes deferred by a foreground first backfill", () => {
     const harness = h;
     const during: ReturnType<typeof ftsState>[] = [];
     run(h, { onGroupEnd: () => during.push(ftsState(harness.store.db)) });
-    expect(during.every((s) => s.automerge === 0 && s.deferredNote)).toBe(true);
+    // A larger pending hash meanwhile: fewer, larger segments for the closing merge.
+    expect(during.every((s) => s.automerge === 0 && s.hashsize === 8 * 1024 * 1024 && s.deferredNote)).toBe(
+      true,
+    );
     // One segment per group flushed, never merged meanwhile (FTS5's default merges at 4).
     expect(Math.max(...during.map((s) => s.segments))).toBeGreaterThanOrEqual(6);
-    expect(ftsState(h.store.db)).toEqual({ automerge: 4, segments: 1, deferredNote: false });
+    expect(ftsState(h.store.db)).toEqual({
+      automerge: 4,
+      hashsize: 1024 * 1024,
+      segments: 1,
+      deferredNote: false,
+    });
     expect(h.store.db.prepare("SELECT v FROM recall_fts_config WHERE k = 'crisismerge'").pluck().get()).toBe(
       16,
     );
@@ -154,7 +170,12 @@ describe("read indexes deferred by a foreground first backfill", () => {
     const reopened = await openHistoryStore({ home: h.recallHome, projectionVersion: PROJECTION_VERSION });
     try {
       readyWriter(reopened.db, { buildMissingIndexes: true }); // what the elected writer does
-      expect(ftsState(reopened.db)).toEqual({ automerge: 4, segments: 1, deferredNote: false });
+      expect(ftsState(reopened.db)).toEqual({
+        automerge: 4,
+        hashsize: 1024 * 1024,
+        segments: 1,
+        deferredNote: false,
+      });
     } finally {
       reopened.close();
     }
