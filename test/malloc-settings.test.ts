@@ -27,11 +27,14 @@ interface Run {
   processes: { pid: number; parent: number; setting: string }[];
 }
 
-let home: TranscriptHome | null = null;
-afterEach(() => home?.cleanup());
+const homes: TranscriptHome[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) home.cleanup();
+});
 
 function reporting(extra: Record<string, string>): { env: Record<string, string>; report: string } {
-  home = createTranscriptHome();
+  const home = createTranscriptHome();
+  homes.push(home);
   const reporter = path.join(home.root, "reporter.cjs");
   const report = path.join(home.root, "report.txt");
   writeFileSync(reporter, REPORTER);

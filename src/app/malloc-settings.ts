@@ -8,9 +8,9 @@ import { spawn } from "node:child_process";
  * buffers a backfill makes (a batch's file bytes, a posted batch's serialised copy, brotli's state)
  * come from each thread's arena, which gives little back to the system. Holding the threshold at
  * its default (`MALLOC_MMAP_THRESHOLD_`, which also turns the raising off) put a 1M demo first
- * backfill's peak RSS at 229–246 MiB against 280–290 MiB, in the same time (54–61 s either way, on
- * this 2-core VM). `MALLOC_ARENA_MAX=2` also saved memory (254–259 MiB) but cost CPU time
- * (105 against 97–102 s: the threads then share arenas).
+ * backfill's peak RSS at 229–259 MiB against 280–290 MiB, its time within the 2-core VM's noise
+ * (docs/benchmarks.md, 2026-12-07). Capping the arenas (`MALLOC_ARENA_MAX`) saved less and makes
+ * the threads share arenas.
  *
  * glibc reads the variable once, when a process starts, so the command runs itself again with it.
  */
