@@ -101,15 +101,23 @@ describe("glibc's malloc settings for a foreground backfill", () => {
   });
 
   describe.skipIf(process.platform !== "linux")("`recall index` on Linux", () => {
-    it("indexes in a child holding the setting, and ends as it does", async () => {
-      const run = await runRecall(["index", "--json"], {});
-      expect(run.stderr).toBe("");
-      expect(run.status).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ records: 0 });
-      const [parent, child, ...more] = run.processes;
-      expect(more).toEqual([]);
-      expect(parent!.setting).toBe("-");
-      expect(child).toEqual({ pid: child!.pid, parent: parent!.pid, setting: VALUE });
+    it.each(["index", "reindex"])(
+      "%s runs in a child holding the setting, and ends as it does",
+      async (command) => {
+        const run = await runRecall([command, "--json"], {});
+        expect(run.stderr).toBe("");
+        expect(run.status).toBe(0);
+        expect(JSON.parse(run.stdout)).toMatchObject({ records: 0 });
+        const [parent, child, ...more] = run.processes;
+        expect(more).toEqual([]);
+        expect(parent!.setting).toBe("-");
+        expect(child).toEqual({ pid: child!.pid, parent: parent!.pid, setting: VALUE });
+      },
+    );
+
+    it("is not used by a command that does not backfill in the foreground", async () => {
+      const run = await runRecall(["status", "--json"], {});
+      expect(run.processes).toHaveLength(1);
     });
 
     it("is run once when the environment already holds the setting", async () => {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 
 /**
- * glibc's malloc settings for a process that indexes in the foreground (`recall index`).
+ * glibc's malloc settings for a process that indexes in the foreground (`recall index`, `reindex`).
  *
  * glibc maps a block of 128 KiB or more on its own and unmaps it when freed, but each such free
  * raises that threshold to the block's size (up to 32 MiB): from then on the large, short-lived

@@ -23,7 +23,8 @@ function bundleIsCurrent(): boolean {
 
 const command = commandName(process.argv);
 // A foreground backfill runs with glibc's malloc settings, read only at a process's start.
-if (command === "index" && wantsMallocSettings(process.env)) await runAgainWithMallocSettings();
+if ((command === "index" || command === "reindex") && wantsMallocSettings(process.env))
+  await runAgainWithMallocSettings();
 const youngGeneration = command === "mcp" ? "grows" : "small";
 limitHeapGrowth(youngGeneration);
 // A code cache per heap setting: V8 checks the flags a cache was made under.
