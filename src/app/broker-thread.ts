@@ -6,7 +6,7 @@
  * the broker and its pipeline both work otherwise shares a core with them.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { errorParts } from "../core/errors.js";
+import { errorKind, errorParts } from "../core/errors.js";
 import { lowerThreadPriority } from "../platform/thread-priority.js";
 import { startBrokerDuties, type BrokerDuties } from "./broker-duties.js";
 import type { BrokerThreadInit, FromBrokerThread, ToBrokerThread } from "./broker-thread-protocol.js";
@@ -19,7 +19,7 @@ let duties: BrokerDuties | null = null;
 try {
   duties = startBrokerDuties(workerData as BrokerThreadInit, (line) => post({ type: "log", line }));
 } catch (error) {
-  post({ type: "failed", kind: (error as { code?: string }).code ?? (error as Error).name });
+  post({ type: "failed", kind: errorKind(error) });
 }
 
 port.on("message", (message: ToBrokerThread) => {

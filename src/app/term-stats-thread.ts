@@ -4,6 +4,7 @@
  * list's end until this thread meets the other; each term's statistics out.
  */
 import { workerData, type MessagePort } from "node:worker_threads";
+import { errorKind } from "../core/errors.js";
 import { computeTermStats } from "../search/term-stats.js";
 import { openDatabase } from "../store/open.js";
 import { claim, type HelperReply, type SharedTerms } from "./term-stats-helper.js";
@@ -19,8 +20,7 @@ port.on("message", ({ terms, claims }: SharedTerms) => {
     try {
       reply = { term, stats: computeTermStats(db, term) };
     } catch (error) {
-      // A code or class name only: messages can quote the index's path.
-      reply = { term, failed: (error as { code?: string })?.code ?? (error as Error)?.name ?? "unknown" };
+      reply = { term, failed: errorKind(error) };
     }
     port.postMessage(reply);
   }

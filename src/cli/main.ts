@@ -2,7 +2,6 @@
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { limitHeapGrowth } from "../core/heap.js";
-import { runAgainWithMallocSettings, wantsMallocSettings } from "../app/malloc-settings.js";
 import { requireWithCodeCache } from "./code-cache.js";
 import { commandName } from "./command-name.js";
 
@@ -22,9 +21,12 @@ function bundleIsCurrent(): boolean {
 }
 
 const command = commandName(process.argv);
-// A foreground backfill runs with glibc's malloc settings, read only at a process's start.
-if ((command === "index" || command === "reindex") && wantsMallocSettings(process.env))
-  await runAgainWithMallocSettings();
+// A foreground backfill runs with glibc's malloc settings, read only at a process's start (loaded
+// only then: every other command, a cold search first, starts without it).
+if (command === "index" || command === "reindex") {
+  const malloc = await import("../app/malloc-settings.js");
+  if (malloc.wantsMallocSettings(process.env)) await malloc.runAgainWithMallocSettings();
+}
 const youngGeneration = command === "mcp" ? "grows" : "small";
 limitHeapGrowth(youngGeneration);
 // A code cache per heap setting: V8 checks the flags a cache was made under.

@@ -30,6 +30,10 @@ export function isRecallError(e: unknown): e is RecallError {
   return e instanceof RecallError;
 }
 
+/** An error's code or class name only, for logs and thread messages: messages can quote paths or text. */
+export const errorKind = (error: unknown): string =>
+  (error as { code?: string })?.code ?? (error as Error)?.name ?? "unknown";
+
 /** An error as it crosses a process or thread boundary: its message, and its kind when it has one. */
 export interface ErrorParts {
   message: string;

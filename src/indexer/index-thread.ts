@@ -8,6 +8,7 @@
 import { performance } from "node:perf_hooks";
 import { workerData } from "node:worker_threads";
 import { systemClock } from "../core/clock.js";
+import { errorKind } from "../core/errors.js";
 import { compileRedaction, type Redaction } from "../projection/index.js";
 import { createSources } from "../sources/readers.js";
 import type { SourceBatch } from "../sources/types.js";
@@ -66,10 +67,6 @@ function waitForRoom(): boolean {
     Atomics.wait(slots, SLOT.received, received, 100);
   }
 }
-
-/** An error's code or class name only: messages can quote paths or text. */
-const errorKind = (error: unknown) =>
-  (error as { code?: string })?.code ?? (error as Error)?.name ?? "unknown";
 
 /** One source's batch as read: message `seq`, read in `ms`. */
 interface Read {

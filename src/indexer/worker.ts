@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { systemClock, type Clock } from "../core/clock.js";
-import { RecallError } from "../core/errors.js";
+import { errorKind, RecallError } from "../core/errors.js";
 import { DEFAULT_REDACTION, type Redaction } from "../projection/index.js";
 import type { Source } from "../sources/types.js";
 import { writeCoverage, type PublishedCoverage, type PublishedSource } from "../store/coverage-row.js";
@@ -222,10 +222,6 @@ export interface IndexWorker {
   sourceNames(): string[];
 }
 
-/** An error's code or class name only: messages can quote paths or text. */
-const errorKind = (error: unknown) =>
-  (error as { code?: string })?.code ?? (error as Error)?.name ?? "unknown";
-
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const progressOf = (p: BackfillProgress): WorkProgress => ({
@@ -425,9 +421,7 @@ export function createIndexWorker(options: WorkerOptions): IndexWorker {
         busy = await withLock(cycle);
       } catch (error) {
         figures.errors += 1;
-        log(
-          `indexing batch failed (${(error as { code?: string }).code ?? (error as Error).name}); retrying`,
-        );
+        log(`indexing batch failed (${errorKind(error)}); retrying`);
       }
       if (stopped) break;
       let more = false;
