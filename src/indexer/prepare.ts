@@ -47,12 +47,46 @@ export type PreparedBatch = Omit<SourceBatch, "records" | "rawChunks"> & {
   rawChunks: PreparedChunk[];
 };
 
+/**
+ * A record with its projection in place of its content, its fields written out: a spread
+ * (`{ ...rest, projected }`) cost about 1 µs a record against 0.04, for the million records of a
+ * first backfill, most of them on the writer's thread.
+ */
+function preparedRecord(r: SourceRecord, projected: Projected) {
+  return {
+    sourceKey: r.sourceKey,
+    hitId: r.hitId,
+    conversation: r.conversation,
+    at: r.at,
+    role: r.role,
+    kind: r.kind,
+    cursor: r.cursor,
+    message: r.message,
+    job: r.job,
+    run: r.run,
+    model: r.model,
+    branch: r.branch,
+    appId: r.appId,
+    chatId: r.chatId,
+    participants: r.participants,
+    supersedes: r.supersedes,
+    epoch: r.epoch,
+    projected,
+  };
+}
+
+/** A field added to SourceRecord must be carried over by preparedRecord (this fails to compile otherwise). */
+const preparedRecordComplete: Exclude<
+  keyof SourceRecord,
+  "content" | keyof ReturnType<typeof preparedRecord>
+> extends never
+  ? true
+  : never = true;
+void preparedRecordComplete;
+
 /** Records with their projections in place of their content. */
 export function prepareRecords(records: readonly SourceRecord[], redaction: Redaction): PreparedRecord[] {
-  return records.map((record): PreparedRecord => {
-    const { content, ...rest } = record;
-    return { ...rest, projected: projectRecord(content, redaction) };
-  });
+  return records.map((record) => preparedRecord(record, projectRecord(record.content, redaction)));
 }
 
 /**
@@ -70,9 +104,35 @@ export function prepareBatch(batch: SourceBatch, redaction: Redaction = DEFAULT_
 
 /** Raw chunks compressed, their bytes dropped. */
 export function prepareChunks(chunks: readonly RawChunk[]): PreparedChunk[] {
-  return chunks.map((chunk): PreparedChunk => {
-    const { bytes, ...rest } = chunk;
-    const { data, codec } = compressRaw(bytes);
-    return { ...rest, length: bytes.length, data, codec };
+  return chunks.map((chunk) => {
+    const { data, codec } = compressRaw(chunk.bytes);
+    return preparedChunk(chunk, data, codec);
   });
 }
+
+/** A raw chunk with its compressed bytes in place of its bytes, written out as preparedRecord is. */
+function preparedChunk(c: RawChunk, data: Buffer, codec: RawCodec) {
+  return {
+    source: c.source,
+    file: c.file,
+    conversation: c.conversation,
+    offset: c.offset,
+    unit: c.unit,
+    epoch: c.epoch,
+    firstAt: c.firstAt,
+    lastAt: c.lastAt,
+    dedupe: c.dedupe,
+    length: c.bytes.length,
+    data,
+    codec,
+  };
+}
+
+/** A field added to RawChunk must be carried over by preparedChunk (this fails to compile otherwise). */
+const preparedChunkComplete: Exclude<
+  keyof RawChunk,
+  "bytes" | keyof ReturnType<typeof preparedChunk>
+> extends never
+  ? true
+  : never = true;
+void preparedChunkComplete;
