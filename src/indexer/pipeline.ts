@@ -120,8 +120,10 @@ function startPipeline(
     workerData: init,
     transferList: [port2],
     // A second heap with V8's default young generation was most of what the thread added to a
-    // backfill's peak RSS, against the 300 MB bound.
-    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    // backfill's peak RSS, against the 300 MB bound. 16 MB rather than 8 since glibc's mmap
+    // threshold freed room (app/malloc-settings.ts): 1M demo messages, four alternating pairs,
+    // 46.5-48.7 s against 47.7-50.7, peak RSS 258-265 MiB against 248-256.
+    resourceLimits: { maxYoungGenerationSizeMb: 16 },
   });
   worker.unref();
   /** Set from the event loop (a yielding backfill sees it between groups). */
