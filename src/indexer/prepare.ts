@@ -75,15 +75,6 @@ function preparedRecord(r: SourceRecord, projected: Projected) {
   };
 }
 
-/** A field added to SourceRecord must be carried over by preparedRecord (this fails to compile otherwise). */
-const preparedRecordComplete: Exclude<
-  keyof SourceRecord,
-  "content" | keyof ReturnType<typeof preparedRecord>
-> extends never
-  ? true
-  : never = true;
-void preparedRecordComplete;
-
 /** Records with their projections in place of their content. */
 export function prepareRecords(records: readonly SourceRecord[], redaction: Redaction): PreparedRecord[] {
   return records.map((record) => preparedRecord(record, projectRecord(record.content, redaction)));
@@ -128,11 +119,18 @@ function preparedChunk(c: RawChunk, data: Buffer, codec: RawCodec) {
   };
 }
 
-/** A field added to RawChunk must be carried over by preparedChunk (this fails to compile otherwise). */
-const preparedChunkComplete: Exclude<
-  keyof RawChunk,
-  "bytes" | keyof ReturnType<typeof preparedChunk>
-> extends never
+/**
+ * `true` only when a copy carries every field of its source but `Dropped`: a field added to
+ * SourceRecord or RawChunk must be written out in preparedRecord or preparedChunk too, or this
+ * file fails to compile.
+ */
+type CarriesAll<Source, Copy, Dropped extends keyof Source> = [
+  Exclude<keyof Source, Dropped | keyof Copy>,
+] extends [never]
   ? true
-  : never = true;
-void preparedChunkComplete;
+  : never;
+const copiesComplete: [
+  CarriesAll<SourceRecord, ReturnType<typeof preparedRecord>, "content">,
+  CarriesAll<RawChunk, ReturnType<typeof preparedChunk>, "bytes">,
+] = [true, true];
+void copiesComplete;
