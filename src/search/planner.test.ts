@@ -254,6 +254,18 @@ describe("query planner", () => {
     expect(planned.scored).toBeLessThan(1_000);
   });
 
+  it("gives up at once when the listed stretch's pass rate cannot fill the answer, though the stretch holds enough rows", () => {
+    plannerTuning.exactMaxRows = 10;
+    plannerTuning.enumerateMaxRows = 20;
+    plannerTuning.filteredMaxRows = 0;
+    plannerTuning.depth = 1_000;
+    // Ten or more of the listed stretch's candidates hold both words (the check once let those
+    // count as found), but at the stretch's rate a budget of 20 rows finds fewer than ten.
+    const request = filteredRequest({}, ["error", "query"], "all", 10);
+    const planned = expectFallback({ ...request, maxScored: 20 });
+    expect(planned.scored).toBe(0);
+  });
+
   it("tells a pass rate too low for the budget from one that may still fill the answer", () => {
     expect(shortOfRows(0, 480, 2_048, 10)).toBe(true);
     expect(shortOfRows(2, 480, 2_048, 10)).toBe(true); // 2 in 480 rows: about 8 in 2,048
