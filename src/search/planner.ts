@@ -447,9 +447,8 @@ function rankByImpact(
   const budget = plannerTuning.maxScored ?? request.maxScored ?? IMPACT_MAX_SCORED;
   // The listed stretch's share of candidates that hold every term, against what the budget needs.
   // The stretch's passing rows count only at that rate: they are read in the lists' order like
-  // any other, not first (1M demo, "query queue column": 9 of 2,356 listed candidates passed, then
-  // a build whose stretch held ten or more scored 1,504 rows in vain, about 10 ms, before the
-  // reference ran).
+  // any other, not first (1M demo, "query queue column": where its stretch held ten or more, the
+  // plan scored 1,504 rows in vain, about 10 ms, before the reference ran).
   if (region >= MIN_REGION && regionPassing * Math.min(budget, usable.length) < request.limit * region)
     return { gaveUpAfter: 0 };
   const candidates = new BestFirst(usable, guess);
