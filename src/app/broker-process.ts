@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { errorFromParts } from "../core/errors.js";
+import { errorFromParts, errorKind } from "../core/errors.js";
 import { electBroker, type BrokerHandle, type BrokerRequest } from "../indexer/broker.js";
 import { threadEntry } from "../platform/thread-entry.js";
 import type { BrokerDuties, BrokerDutiesSpec } from "./broker-duties.js";
@@ -123,9 +123,7 @@ export function brokerThread(
           return stopped?.();
       }
     });
-    worker.on("error", (error) =>
-      log(`the broker's thread failed (${(error as { code?: string }).code ?? error.name})`),
-    );
+    worker.on("error", (error) => log(`the broker's thread failed (${errorKind(error)})`));
     worker.on("exit", () => {
       thread = null;
       for (const p of pending.values()) p.reject(new Error("the broker's thread ended; try again"));

@@ -5,6 +5,7 @@ import type { Env } from "../platform/paths.js";
 import { threadEntry } from "../platform/thread-entry.js";
 import type { Config } from "../config/schema.js";
 import { systemClock } from "../core/clock.js";
+import { errorKind } from "../core/errors.js";
 import { compileRedaction, DEFAULT_REDACTION } from "../projection/index.js";
 import type { Db } from "../store/open.js";
 import {
@@ -128,7 +129,7 @@ function startPipeline(
   worker.unref();
   /** Set from the event loop (a yielding backfill sees it between groups). */
   let gone: string | null = null;
-  worker.on("error", (error) => (gone ??= (error as { code?: string }).code ?? error.name));
+  worker.on("error", (error) => (gone ??= errorKind(error)));
   worker.on("exit", (code) => (gone ??= `exit ${code}`));
   const startedAt = performance.now();
   let written = 0;
